@@ -1,0 +1,153 @@
+"""The `porchlamp` command: a thin layer over the library, one command per stage.
+
+Every command calls a library function, shows a progress bar for long steps, and turns the
+library's errors into one clear line and a non-zero exit instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from porchlamp.config import ConfigError, load_settings
+from porchlamp.store import Store, StoreError
+
+app = typer.Typer(
+    help="Porchlamp: which open-source projects answer a stranger's pull request.\n\n"
+    "Stages: collect (GitHub -> store) -> evaluate (verdicts, scores, ranks) -> publish (site + data). "
+    "`porchlamp demo` runs them all offline on a generated sample world.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(stderr=True)
+out = Console()
+
+DB_OPTION = typer.Option(Path("porchlamp.duckdb"), "--db", help="The store file (DuckDB); created if missing.")
+
+
+class UserError(Exception):
+    """An error the user can fix; printed as one line."""
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    try:
+        yield
+    except (ConfigError, StoreError, UserError, FileNotFoundError, FileExistsError, ValueError) as err:
+        console.print(f"[bold red]error:[/] {err}", highlight=False, markup=True, soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+@contextmanager
+def progress_bar(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A Rich progress bar on stderr; yields `advance(n)`. Quiet when stderr is not a terminal."""
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+        disable=not console.is_terminal,
+    ) as prog:
+        task = prog.add_task(label, total=total)
+        yield lambda n=1: prog.advance(task, n)
+
+
+def _parse_date(value: str | None, what: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UserError(f"{what} must be a date like 2026-10-15 (got {value!r})") from None
+
+
+@app.command("sample-world")
+def sample_world(
+    out_dir: Path = typer.Option(..., "--out", help="Directory to write the world into (replaced if it holds a world)."),
+    repos: int = typer.Option(300, "--repos", min=1, help="How many repositories the world has."),
+    seed: int = typer.Option(1, "--seed", help="Seed: the same seed gives byte-identical files."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Snapshot date the world is built for (default 2026-10-15)."),
+) -> None:
+    """Generate a deterministic sample world: repositories, people, PRs with timelines, and truth.json.
+
+    The world is the offline stand-in for GitHub used by the demo, the tests and the benchmarks;
+    truth.json holds the planted answer for every repository and PR (see docs/WORLD.md).
+    """
+    from porchlamp.sample import generate_world
+    from porchlamp.sample.world import DEFAULT_AS_OF
+
+    with _errors():
+        when = _parse_date(as_of, "--as-of") or DEFAULT_AS_OF
+        t0 = time.perf_counter()
+        with progress_bar("generating repositories", repos) as advance:
+            summary = generate_world(out_dir, repos=repos, seed=seed, as_of=when, progress=advance)
+        console.print(
+            f"wrote a world of {summary.repos:,} repositories, {summary.pulls:,} PRs, "
+            f"{summary.timeline_items:,} timeline items and {summary.accounts:,} accounts "
+            f"to {summary.path} in {time.perf_counter() - t0:.1f} s (seed {seed}, as_of {when})"
+        )
+
+
+@app.command("load-world")
+def load_world_cmd(
+    world: Path = typer.Argument(..., help="A directory made by `porchlamp sample-world`."),
+    db: Path = DB_OPTION,
+) -> None:
+    """Load a sample world straight into a store, skipping the emulator and collector.
+
+    For developing and testing evaluation on known data; `collect` is the real path.
+    """
+    from porchlamp.sample import load_world
+
+    with _errors(), Store(db) as store:
+        counts = load_world(world, store)
+        console.print("loaded " + ", ".join(f"{n:,} {t}" for t, n in counts.items()) + f" into {db}")
+
+
+@app.command()
+def demo(
+    out_dir: Path = typer.Option(Path("demo"), "--out", help="Where the world and the store go."),
+    repos: int = typer.Option(300, "--repos", min=25, help="Repositories in the sample world."),
+    seed: int = typer.Option(1, "--seed", help="Seed of the sample world."),
+) -> None:
+    """Generate a sample world and load it into a store, offline (what exists so far)."""
+    from porchlamp.sample import generate_world, load_world
+
+    with _errors():
+        out_dir.mkdir(parents=True, exist_ok=True)
+        world, db = out_dir / "world", out_dir / "porchlamp.duckdb"
+        with progress_bar("generating the sample world", repos) as advance:
+            ws = generate_world(world, repos=repos, seed=seed, progress=advance)
+        if db.exists():
+            db.unlink()
+        with Store(db) as store:
+            counts = load_world(world, store)
+        console.print(f"sample world of {ws.repos:,} repositories and {counts['pulls']:,} PRs in {world}, loaded into {db}; "
+                      "evaluation, the emulator, the collector and the site are not built yet")
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        console.print("interrupted; what was committed is kept, and a rerun resumes")
+        sys.exit(130)
+
+
+def _dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)

@@ -1,0 +1,188 @@
+"""Settings of the method: windows, thresholds, tiers and profiles, read from `porchlamp.toml`.
+
+Every number in SPEC.md is a default here, never a module constant elsewhere; a bad value
+is refused with an error that names the key and the range it must lie in.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+COMPONENTS: tuple[str, ...] = (
+    "responsiveness",
+    "accessibility",
+    "governance",
+    "dependents",
+    "review_ci",
+    "reach",
+    "systems_fit",
+    "ai_readiness",
+)
+
+
+class ConfigError(ValueError):
+    """A configuration file or value that cannot be used; the message says what to fix."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WindowSettings(_Section):
+    days: int = Field(183, ge=28, le=730, description="length of the snapshot window")
+    response_days: int = Field(14, ge=1, le=90, description="a human must respond within this many days")
+    decided_days: int = Field(30, ge=1, le=180, description="'decided' share counts merges and closes within this")
+    brand_new_account_days: int = Field(30, ge=0, le=365, description="accounts younger than this are left out")
+
+
+class BlackHoleSettings(_Section):
+    min_outside_prs: int = Field(10, ge=1, le=1000, description="fewest outside PRs for a verdict")
+    confidence: float = Field(0.95, gt=0.5, lt=1.0, description="confidence of the Wilson interval")
+    bound: float = Field(0.5, gt=0.0, lt=1.0, description="lower bound of the unanswered share must exceed this")
+
+
+class UnratedSettings(_Section):
+    min_outside_prs: int = Field(3, ge=1, le=1000, description="fewest judgeable outside PRs to score")
+    min_coverage: float = Field(0.5, ge=0.0, le=1.0, description="least share of the default profile measured")
+
+
+class TierSettings(_Section):
+    a: float = Field(80, ge=0, le=100, description="lowest score of tier A")
+    b: float = Field(65, ge=0, le=100, description="lowest score of tier B")
+    c: float = Field(50, ge=0, le=100, description="lowest score of tier C")
+    cap_coverage: float = Field(0.8, ge=0.0, le=1.0, description="below this coverage the tier is capped at B")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "TierSettings":
+        if not (self.a >= self.b >= self.c):
+            raise ValueError(f"tier cut-offs must satisfy a >= b >= c (got a={self.a}, b={self.b}, c={self.c})")
+        return self
+
+
+class ComponentSettings(_Section):
+    min_sample: int = Field(3, ge=1, le=100, description="fewest PRs or people a share needs before it counts as measured")
+
+
+class BotSettings(_Section):
+    extra_logins: tuple[str, ...] = Field((), description="user accounts that act as bots, added to the packaged list")
+    extra_patterns: tuple[str, ...] = Field((), description="glob patterns of bot logins, added to the packaged ones")
+
+
+DEFAULT_PROFILES: dict[str, dict[str, float]] = {
+    "default": {"responsiveness": 40, "accessibility": 15, "governance": 15, "dependents": 15, "review_ci": 15},
+    "first-contribution": {
+        "responsiveness": 35,
+        "accessibility": 30,
+        "governance": 15,
+        "dependents": 10,
+        "review_ci": 10,
+    },
+    "career": {"responsiveness": 25, "reach": 25, "dependents": 20, "governance": 15, "review_ci": 15},
+    "systems": {"responsiveness": 30, "systems_fit": 30, "review_ci": 20, "governance": 10, "dependents": 10},
+    "ai-assisted": {"responsiveness": 30, "ai_readiness": 30, "review_ci": 25, "accessibility": 15},
+}
+
+
+class Settings(_Section):
+    """The whole configuration in force for one evaluation."""
+
+    window: WindowSettings = WindowSettings()
+    black_hole: BlackHoleSettings = BlackHoleSettings()
+    unrated: UnratedSettings = UnratedSettings()
+    tiers: TierSettings = TierSettings()
+    components: ComponentSettings = ComponentSettings()
+    bots: BotSettings = BotSettings()
+    profiles: dict[str, dict[str, float]] = Field(default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()})
+
+    @field_validator("profiles")
+    @classmethod
+    def _check_profiles(cls, profiles: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        if "default" not in profiles:
+            raise ValueError("a profile named 'default' is required")
+        for name, weights in profiles.items():
+            if not weights:
+                raise ValueError(f"profile '{name}' has no weights")
+            for comp, w in weights.items():
+                if comp not in COMPONENTS:
+                    raise ValueError(f"profile '{name}': unknown component '{comp}' (allowed: {', '.join(COMPONENTS)})")
+                if not (0 <= w <= 100):
+                    raise ValueError(f"profile '{name}': weight of '{comp}' must be between 0 and 100 (got {w})")
+            if sum(weights.values()) <= 0:
+                raise ValueError(f"profile '{name}': weights must not all be 0")
+        return profiles
+
+    @property
+    def profile_names(self) -> list[str]:
+        return list(self.profiles)
+
+
+def _describe_range(model: type[BaseModel], field: str) -> str:
+    info = model.model_fields.get(field)
+    if info is None:
+        return ""
+    bounds = []
+    for meta in info.metadata:
+        for attr, sym in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+            val = getattr(meta, attr, None)
+            if val is not None:
+                bounds.append(f"{sym} {val}")
+    text = f" (allowed: {' and '.join(bounds)})" if bounds else ""
+    if info.description:
+        text += f"; it is the {info.description}"
+    return text
+
+
+def _format_errors(err: ValidationError, source: str) -> str:
+    lines = []
+    for e in err.errors():
+        loc = [str(p) for p in e["loc"]]
+        key = ".".join(loc) or "(top level)"
+        model: type[BaseModel] = Settings
+        for part in loc[:-1]:
+            sub = model.model_fields.get(part)
+            ann = getattr(sub, "annotation", None) if sub else None
+            if isinstance(ann, type) and issubclass(ann, BaseModel):
+                model = ann
+        if e["type"] == "extra_forbidden":
+            lines.append(f"{source}: unknown key '{key}'; remove it or check its spelling")
+            continue
+        rng = _describe_range(model, loc[-1]) if loc else ""
+        got = e.get("input")
+        lines.append(f"{source}: '{key}' {e['msg'].lower()} (got {got!r}){rng}")
+    return "\n".join(lines)
+
+
+def settings_from_dict(data: dict[str, Any], source: str = "configuration") -> Settings:
+    """Validate a parsed configuration mapping; raise ConfigError naming each bad key."""
+    data = dict(data)
+    if isinstance(data.get("profiles"), dict):
+        # A file names only the profiles it changes; the others keep their defaults.
+        data["profiles"] = {**{k: dict(v) for k, v in DEFAULT_PROFILES.items()}, **data["profiles"]}
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_format_errors(err, source)) from None
+
+
+def load_settings(path: str | Path | None = None) -> Settings:
+    """Read `porchlamp.toml` (or the given file); the built-in defaults when there is none.
+
+    An explicitly named file must exist; `./porchlamp.toml` is used only if present.
+    """
+    if path is None:
+        candidate = Path("porchlamp.toml")
+        if not candidate.exists():
+            return Settings()
+        path = candidate
+    p = Path(path)
+    if not p.exists():
+        raise ConfigError(f"{p}: configuration file not found")
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{p}: not valid TOML: {err}") from None
+    return settings_from_dict(data, source=str(p))

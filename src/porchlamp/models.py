@@ -1,0 +1,186 @@
+"""The records every stage shares: repositories, accounts, pull requests and their timelines.
+
+Frozen and typed. All datetimes are naive UTC (the store keeps TIMESTAMP in UTC); a snapshot's
+`as_of` date means the instant `as_of 00:00 UTC`, the end of its window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from datetime import date, datetime, time
+from typing import Any
+
+ACCOUNT_TYPES = ("User", "Bot", "Mannequin", "Organization")
+ASSOCIATIONS = (
+    "OWNER",
+    "MEMBER",
+    "COLLABORATOR",
+    "CONTRIBUTOR",
+    "FIRST_TIME_CONTRIBUTOR",
+    "FIRST_TIMER",
+    "MANNEQUIN",
+    "NONE",
+)
+PR_STATES = ("OPEN", "CLOSED", "MERGED")
+# Timeline item kinds kept from GitHub's PR timeline; the GraphQL type of each is in collect/mapping.
+TIMELINE_KINDS = (
+    "comment",  # IssueComment
+    "review",  # PullRequestReview (any state; its review comments ride with it)
+    "ready_for_review",  # ReadyForReviewEvent
+    "converted_to_draft",  # ConvertToDraftEvent
+    "closed",  # ClosedEvent
+    "reopened",  # ReopenedEvent
+    "merged",  # MergedEvent
+    "labeled",  # LabeledEvent
+    "assigned",  # AssignedEvent
+    "review_requested",  # ReviewRequestedEvent
+)
+
+
+def as_of_instant(as_of: date) -> datetime:
+    """The instant a snapshot is taken: midnight UTC at the start of `as_of`."""
+    return datetime.combine(as_of, time(0, 0))
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    login: str
+    type: str  # one of ACCOUNT_TYPES
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Repository:
+    name_with_owner: str
+    owner_type: str = "User"  # "User" or "Organization"
+    description: str | None = None
+    homepage_url: str | None = None
+    is_archived: bool = False
+    is_fork: bool = False
+    is_mirror: bool = False
+    parent: str | None = None  # name_with_owner of the fork's parent; None when gone or not a fork
+    parent_stars: int | None = None
+    parent_archived: bool | None = None
+    stars: int = 0
+    forks: int = 0
+    disk_usage_kb: int = 0
+    primary_language: str | None = None
+    languages: tuple[tuple[str, int], ...] = ()  # (language, bytes), as GitHub's Linguist reports
+    topics: tuple[str, ...] = ()
+    license_spdx: str | None = None  # SPDX id, "NOASSERTION", or None when there is no license
+    default_branch: str | None = "main"
+    root_files: tuple[str, ...] = ()
+    has_issues: bool = True
+    created_at: datetime | None = None
+    pushed_at: datetime | None = None
+
+    @property
+    def owner(self) -> str:
+        return self.name_with_owner.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.name_with_owner.split("/", 1)[1]
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/{self.name_with_owner}"
+
+
+@dataclass(frozen=True, slots=True)
+class CommunityFiles:
+    repo: str
+    contributing: bool = False
+    code_of_conduct: bool = False
+    security_policy: bool = False
+    governance: bool = False
+    codeowners: tuple[str, ...] = ()  # logins named in CODEOWNERS (teams are left out)
+    ai_policy: tuple[str, ...] = ()  # paths of AI contribution policy files found
+    pr_template: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    repo: str
+    number: int
+    node_id: str
+    title: str
+    author: str | None  # None: the account was deleted ("ghost")
+    author_type: str | None
+    author_association: str
+    created_at: datetime
+    is_draft: bool = False
+    state: str = "OPEN"
+    merged_at: datetime | None = None
+    merged_by: str | None = None
+    closed_at: datetime | None = None
+    updated_at: datetime | None = None
+    body: str = ""
+    has_ci: bool = False
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/{self.repo}/pull/{self.number}"
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineItem:
+    node_id: str
+    repo: str
+    number: int
+    kind: str  # one of TIMELINE_KINDS
+    created_at: datetime
+    actor: str | None
+    actor_type: str | None = None
+    actor_association: str | None = None  # comments and reviews carry one; events do not
+    body: str = ""
+    review_state: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    repo: str
+    oid: str
+    committed_at: datetime
+    author_login: str | None
+    author_name: str | None = None
+    author_type: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    repo: str
+    number: int
+    title: str
+    state: str  # OPEN or CLOSED
+    labels: tuple[str, ...] = ()
+    assignees: int = 0
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Dependents:
+    repo: str
+    ecosystem: str | None  # registry the project publishes to (PyPI, npm, ...), None if none found
+    package: str | None
+    dependent_packages: int | None = None  # None: the service has no data for this package
+    dependent_repos: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RepoData:
+    """Everything stored about one repository, as evaluation reads it."""
+
+    repo: Repository
+    community: CommunityFiles
+    pulls: tuple[PullRequest, ...] = ()
+    timeline: dict[int, tuple[TimelineItem, ...]] = field(default_factory=dict)
+    commits: tuple[Commit, ...] = ()
+    issues: tuple[Issue, ...] = ()
+    dependents: Dependents | None = None
+
+
+def record_to_dict(obj: Any) -> dict[str, Any]:
+    """A model as a plain dict of its fields (tuples kept)."""
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}

@@ -1,0 +1,765 @@
+"""Builds one repository of the sample world from its plan: metadata, people, PRs with full
+timelines, commits, issues, community files and dependents, with the planted truth of each.
+
+Each repository draws from its own seeded generator, so a world is the same whatever order
+or process builds it. Rows use the store's column names; times are ISO-8601 UTC strings.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from porchlamp.sample import names
+from porchlamp.sample.plan import RepoPlan
+
+DAY = timedelta(days=1)
+HOUR = timedelta(hours=1)
+RESPONSE = timedelta(days=14)
+WINDOW = timedelta(days=183)
+
+HOSTILE_TEXT = (
+    '<script>alert("porchlamp-xss")</script>',
+    '"><img src=x onerror=alert("porchlamp-xss")>',
+    "'; DROP TABLE pulls; --",
+    "\u202eevil\u202c right-to-left \u200f mark",
+    "{{ 7*7 }} ${7*7} <b>bold</b>",
+    '<a href="javascript:alert(1)">click</a>',
+)
+HOSTILE_LONG = "A very long title " + "x" * 9982  # 10,000 characters
+HOSTILE_LABEL = '<img src=x onerror=alert("label")>'
+HOSTILE_LOGIN = "mannequin<script>alert('login')</script>"
+
+GFI_LABELS = ("good first issue", "good-first-issue", "beginner", "easy", "first-timers-only", "Good First Issue")
+OTHER_LABELS = ("bug", "enhancement", "documentation", "question", "help wanted", "wontfix")
+
+# (login, GraphQL __typename): bots as the GraphQL API shows them.
+BOT_AUTHORS = (("dependabot", "Bot"), ("renovate", "Bot"), ("github-actions", "Bot"), ("pre-commit-ci", "Bot"),
+               ("k8s-ci-robot", "User"), ("codecov-commenter", "User"))
+BOT_COMMENTERS = (
+    ("netlify", "Bot", "Deploy Preview for {name} ready! Built with commit abc123. https://deploy-preview.netlify.app"),
+    ("codecov-commenter", "User", "## [Codecov](https://app.codecov.io/gh/{repo}) Report\nAll modified lines are covered."),
+    ("CLAassistant", "User", "Thank you for your submission! We really appreciate it. Like many open source projects, "
+     "we ask that you sign our Contributor License Agreement before we can accept your contribution."),
+    ("linux-foundation-easycla", "User", "CLA Not Signed: the committers listed above are not authorized under a signed CLA."),
+    ("vercel", "Bot", "[vc]: The latest updates on your projects. Learn more about Vercel for Git."),
+)
+PERSON_BOT_TEXT = "Deploy Preview for {name} ready!\n\nBuilt without sensitive environment variables. https://deploy-preview.netlify.app"
+MERGE_QUEUE = ("github-merge-queue", "Bot")
+STALE_BOT = ("stale", "Bot")
+
+LICENSES_OK = ("MIT", "Apache-2.0", "BSD-3-Clause", "GPL-3.0", "MPL-2.0", "ISC", "LGPL-2.1", "BSD-2-Clause", "AGPL-3.0", "Unlicense")
+LICENSES_NON_OSI = ("CC-BY-NC-4.0", "BUSL-1.1", "SSPL-1.0", "CC-BY-4.0", "WTFPL")
+
+ECO_LANG: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # ecosystem -> (languages, root manifests)
+    "npm": (("TypeScript", "JavaScript", "CSS"), ("package.json", "tsconfig.json")),
+    "PyPI": (("Python", "Cython", "Shell"), ("pyproject.toml",)),
+    "Go": (("Go", "Shell"), ("go.mod", "go.sum")),
+    "crates.io": (("Rust", "Shell"), ("Cargo.toml", "Cargo.lock")),
+    "Systems (C, C++ and others)": (("C", "C++", "Assembly"), ("CMakeLists.txt", "Makefile")),
+    "Maven": (("Java", "Kotlin"), ("pom.xml",)),
+    "Other": (("Ruby", "Shell"), ("Gemfile", "Rakefile")),
+}
+PUBLISHING = {"npm", "PyPI", "crates.io", "Maven"}
+
+
+def ts(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Person:
+    login: str
+    type: str
+    assoc: str
+
+
+@dataclass
+class RepoOut:
+    """Rows of one repository, per store table, and its planted truth."""
+
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    accounts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    truth_repo: dict[str, Any] = field(default_factory=dict)
+    truth_prs: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def add(self, table: str, row: dict[str, Any]) -> None:
+        self.rows.setdefault(table, []).append(row)
+
+
+class Pool:
+    """Outside contributors shared by the whole world; a few contribute to many projects."""
+
+    def __init__(self, seed: int, size: int, now: datetime) -> None:
+        self.seed, self.size, self.now = seed, size, now
+
+    def pick(self, rng: random.Random) -> int:
+        return min(self.size - 1, int(self.size * rng.random() ** 2.0))
+
+    def account(self, k: int) -> dict[str, Any]:
+        r = random.Random(f"porchlamp-acct:{self.seed}:{k}")
+        login = names.person_login(r, k)
+        created = self.now - timedelta(days=r.uniform(250, 4500), seconds=r.randrange(86400))
+        return {"login": login, "type": "User", "created_at": ts(created)}
+
+
+class PRBuilder:
+    """One pull request and its timeline, built event by event."""
+
+    def __init__(self, repo: str, ridx: int, number: int, author: Person | None, created: datetime) -> None:
+        self.repo, self.ridx, self.number, self.author, self.created = repo, ridx, number, author, created
+        self.items: list[dict[str, Any]] = []
+        self.state = "OPEN"
+        self.is_draft = False
+        self.merged_at: datetime | None = None
+        self.merged_by: str | None = None
+        self.closed_at: datetime | None = None
+
+    def _item(self, kind: str, at: datetime, who: Person | None, body: str = "", assoc: bool = False,
+              review_state: str | None = None) -> None:
+        prefix = {"comment": "IC", "review": "PRR"}.get(kind, "E")
+        self.items.append({
+            "node_id": f"{prefix}_{self.ridx:x}_{self.number}_{len(self.items)}",
+            "repo": self.repo,
+            "number": self.number,
+            "kind": kind,
+            "created_at": ts(at),
+            "actor": who.login if who else None,
+            "actor_type": who.type if who else None,
+            "actor_association": (who.assoc if who else "NONE") if assoc else None,
+            "body": body,
+            "review_state": review_state,
+        })
+
+    def comment(self, at: datetime, who: Person, body: str) -> None:
+        self._item("comment", at, who, body, assoc=True)
+
+    def review(self, at: datetime, who: Person, state: str = "COMMENTED", body: str = "") -> None:
+        self._item("review", at, who, body, assoc=True, review_state=state)
+
+    def event(self, kind: str, at: datetime, who: Person | None) -> None:
+        self._item(kind, at, who)
+
+    def merge(self, at: datetime, who: Person) -> None:
+        self.event("merged", at, who)
+        self.event("closed", at, who)
+        self.state, self.merged_at, self.merged_by, self.closed_at = "MERGED", at, who.login, at
+
+    def close(self, at: datetime, who: Person | None) -> None:
+        self.event("closed", at, who)
+        self.state, self.closed_at = "CLOSED", at
+
+    def row(self, title: str, body: str, has_ci: bool) -> dict[str, Any]:
+        times = [self.created] + [datetime.strptime(i["created_at"], "%Y-%m-%dT%H:%M:%SZ") for i in self.items]
+        return {
+            "repo": self.repo,
+            "number": self.number,
+            "node_id": f"PR_{self.ridx:x}_{self.number}",
+            "title": title,
+            "author": self.author.login if self.author else None,
+            "author_type": self.author.type if self.author else None,
+            "author_association": self.author.assoc if self.author else "NONE",
+            "created_at": ts(self.created),
+            "is_draft": self.is_draft,
+            "state": self.state,
+            "merged_at": ts(self.merged_at) if self.merged_at else None,
+            "merged_by": self.merged_by,
+            "closed_at": ts(self.closed_at) if self.closed_at else None,
+            "updated_at": ts(max(times)),
+            "body": body,
+            "has_ci": has_ci,
+        }
+
+
+class RepoBuilder:
+    def __init__(self, plan: RepoPlan, seed: int, as_of: date, pool: Pool) -> None:
+        self.plan = plan
+        self.seed = seed
+        self.rng = random.Random(f"porchlamp-repo:{seed}:{plan.index}")
+        self.now = datetime(as_of.year, as_of.month, as_of.day)
+        self.start = self.now - WINDOW
+        self.pool = pool
+        self.out = RepoOut()
+        self.quality = 1.0 if plan.capped else self.rng.random() ** 0.6  # how well run: speeds answers, reviews, CI, docs
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def between(self, lo: datetime, hi: datetime) -> datetime:
+        span = max(1, int((hi - lo).total_seconds()))
+        return lo + timedelta(seconds=self.rng.randrange(span))
+
+    def account(self, login: str, type_: str, created: datetime | None) -> None:
+        if login not in self.out.accounts:
+            self.out.accounts[login] = {"login": login, "type": type_, "created_at": ts(created) if created else None}
+
+    def bot(self, login: str, type_: str) -> Person:
+        self.account(login, type_, datetime(2017, 1, 1))
+        return Person(login, type_, "NONE")
+
+    def text(self, default: str) -> str:
+        if self.plan.hostile and self.rng.random() < 0.25:
+            return self.rng.choice(HOSTILE_TEXT)
+        return default
+
+    # -- the repository --------------------------------------------------------------------
+
+    def build(self) -> RepoOut:
+        p, r = self.plan, self.rng
+        org = r.random() < 0.55
+        owner = names.org_name(r, p.index) if org else names.person_login(r, 500_000 + p.index)
+        name = self._name()
+        self.nwo = f"{owner}/{name}"
+        self._people(owner, org)
+        self.publishes = p.ecosystem in PUBLISHING and p.status != "not_software" and r.random() < 0.85
+        langs, root, disk, desc, topics = self._content(name)
+        license_ = self._license()
+        archived = p.kind == "archived"
+        mirror = p.kind == "mirror"
+        is_fork = p.kind == "fork" or p.fork is not None
+        parent = parent_stars = parent_archived = None
+        if is_fork and p.fork != "parent_gone":
+            parent = f"{names.org_name(r, 900_000 + p.index)}/{name}"
+            parent_archived = False
+            parent_stars = p.stars * r.randint(3, 40) + 50 if p.kind == "fork" else max(0, p.stars // r.randint(2, 10))
+        repo_row = {
+            "name_with_owner": self.nwo,
+            "owner_type": "Organization" if org else "User",
+            "description": desc,
+            "homepage_url": "javascript:alert('homepage')" if p.hostile else (f"https://{name}.example.org" if r.random() < 0.4 else None),
+            "is_archived": archived,
+            "is_fork": is_fork,
+            "is_mirror": mirror,
+            "parent": parent,
+            "parent_stars": parent_stars,
+            "parent_archived": parent_archived,
+            "stars": p.stars,
+            "forks": int(p.stars * r.uniform(0.03, 0.25)),
+            "disk_usage_kb": disk,
+            "primary_language": max(langs, key=lambda x: x["bytes"])["name"] if langs else None,
+            "languages": langs,
+            "topics": topics,
+            "license_spdx": license_,
+            "default_branch": r.choice(("main", "main", "master", "develop")),
+            "root_files": sorted(root),
+            "has_issues": not p.capped and r.random() < 0.92,
+            "created_at": ts(self.now - timedelta(days=r.uniform(200, 4000))),
+            "pushed_at": None,
+        }
+        commits_last = self._commits()
+        repo_row["pushed_at"] = commits_last
+        self.out.add("repositories", repo_row)
+        self._community()
+        self._dependents(name)
+        self._pulls()
+        self._issues(repo_row["has_issues"])
+        self.out.truth_repo = {
+            "status": p.status,
+            "kind": p.kind,
+            # Lists, docs and data have no manifest or package: SPEC section 10 files them under Other.
+            "ecosystem": "Other" if p.status == "not_software" else p.ecosystem,
+            "stars": p.stars,
+            "fork": p.fork,
+            "outside_prs": p.n_outside,
+            "unanswered": p.n_unanswered,
+            "closed_silently": p.n_silent,
+            "private_member": self.private.login if self.private else None,
+            "codeowner_only": self.codeowner.login if self.codeowner else None,
+            "review_happens": self.review_place,
+            "capped": p.capped,
+        }
+        return self.out
+
+    def _name(self) -> str:
+        p, r = self.plan, self.rng
+        base = names.project_name(r)
+        if p.kind == "awesome_list":
+            return f"awesome-{base}"
+        if p.kind == "docs_only":
+            return f"{base}{r.choice(('-docs', '-handbook', '-guide'))}"
+        if p.kind == "data_dump":
+            return f"{base}{r.choice(('-dataset', '-data', '-corpus'))}"
+        if r.random() < 0.01:
+            return f"awesome-{base}"  # a real tool whose name only looks like a list
+        return base
+
+    def _people(self, owner: str, org: bool) -> None:
+        p, r = self.plan, self.rng
+        salt = 1_000_000 + p.index * 16
+        self.maintainers: list[Person] = []
+        if not org:
+            self.maintainers.append(Person(owner, "User", "OWNER"))
+        for j in range(r.randint(1, 4)):
+            self.maintainers.append(Person(names.person_login(r, salt + j), "User", r.choice(("MEMBER", "COLLABORATOR")) if org else "COLLABORATOR"))
+        for m in self.maintainers:
+            self.account(m.login, "User", self.now - timedelta(days=r.uniform(400, 5000)))
+        if org:
+            self.account(owner, "Organization", self.now - timedelta(days=3000))
+        # Private org membership reads as CONTRIBUTOR; only their merges and closes reveal them.
+        self.private = Person(names.person_login(r, salt + 10), "User", "CONTRIBUTOR") if p.private_member else None
+        # Named in CODEOWNERS, with no association that shows it.
+        self.codeowner = Person(names.person_login(r, salt + 11), "User", "NONE") if p.codeowner_only else None
+        for extra in (self.private, self.codeowner):
+            if extra:
+                self.account(extra.login, "User", self.now - timedelta(days=r.uniform(400, 3000)))
+        self.contributors: list[Person] = []
+        for _ in range(r.randint(0, 4)):
+            acct = self.pool.account(self.pool.pick(r))
+            self.out.accounts.setdefault(acct["login"], acct)
+            self.contributors.append(Person(acct["login"], "User", "CONTRIBUTOR"))
+        self.responders = self.maintainers + [x for x in (self.private, self.codeowner) if x]
+        self.review_place: str | None = None
+
+    def _content(self, name: str) -> tuple[list[dict[str, Any]], list[str], int, str | None, list[str]]:
+        p, r = self.plan, self.rng
+        word = name.split("-")[0]
+        if p.kind == "awesome_list":
+            return [], ["README.md", "LICENSE", "contributing.md"], r.randint(200, 3000), \
+                f"A curated list of awesome {word} resources", ["awesome", "awesome-list", word[:20]]
+        if p.kind == "docs_only":
+            langs = [{"name": "HTML", "bytes": r.randint(5_000, 400_000)}, {"name": "CSS", "bytes": r.randint(1_000, 50_000)}] \
+                if r.random() < 0.6 else []
+            return langs, ["README.md", "mkdocs.yml", "docs"], r.randint(500, 50_000), \
+                f"Documentation for the {word} project", ["documentation", "docs"]
+        if p.kind == "data_dump":
+            langs = [{"name": "Jupyter Notebook", "bytes": r.randint(10_000, 90_000)}] if r.random() < 0.5 else \
+                [{"name": "Python", "bytes": r.randint(500, 9_000)}]
+            return langs, ["README.md", "data", "LICENSE"], r.randint(200_000, 4_000_000), \
+                f"Raw {word} data dump, updated monthly", ["dataset", "open-data"]
+        lang_names, manifests = ECO_LANG[p.ecosystem]
+        total = int(r.lognormvariate(13.0, 1.3)) + 20_000
+        langs = []
+        share = 1.0
+        for i, ln in enumerate(lang_names):
+            part = share * (r.uniform(0.6, 0.95) if i < len(lang_names) - 1 else 1.0)
+            langs.append({"name": ln, "bytes": max(100, int(total * part))})
+            share -= part
+        root = ["README.md", "LICENSE", ".github", "src", *manifests]
+        if p.ecosystem == "Maven" and self.publishes and r.random() < 0.3:
+            root.append("package.json")  # front-end tooling; the published package decides the ecosystem
+        if p.ecosystem == "PyPI" and r.random() < 0.3:
+            root.remove("pyproject.toml")
+            root.append("setup.py")
+        disk = int(total / 1024 * r.uniform(1.5, 6)) + 100
+        desc = self.text(f"A {word} {r.choice(('library', 'tool', 'framework', 'server', 'toolkit'))} for developers")
+        if p.hostile:
+            desc = 'See javascript:alert(document.cookie) <script>alert("desc")</script> & "quotes"'
+        topics = [t for t in (word[:20], r.choice(("cli", "web", "database", "kernel", "compiler", "ml", "api"))) if t]
+        return langs, root, disk, desc, sorted(set(topics))
+
+    def _license(self) -> str | None:
+        k, r = self.plan.kind, self.rng
+        if k == "no_license":
+            return None
+        if k == "noassertion":
+            return "NOASSERTION"
+        if k == "non_osi":
+            return r.choice(LICENSES_NON_OSI)
+        if k == "awesome_list":
+            return r.choice(("CC0-1.0", "CC-BY-4.0", None))
+        return r.choice(LICENSES_OK)
+
+    # -- commits on the default branch -----------------------------------------------------
+
+    def _commits(self) -> str:
+        p, r = self.plan, self.rng
+        out: list[dict[str, Any]] = []
+        humans = self.maintainers + [x for x in (self.private,) if x]
+
+        def commit(at: datetime, login: str | None, name: str, type_: str | None, message: str) -> None:
+            out.append({"repo": self.nwo, "oid": f"{r.getrandbits(160):040x}", "committed_at": ts(at),
+                        "author_login": login, "author_name": name, "author_type": type_, "message": message})
+
+        stale = p.status == "stale"
+        last_human = self.between(self.start - 700 * DAY, self.start - 2 * DAY) if stale else self.between(self.now - 60 * DAY, self.now - HOUR)
+        for _ in range(r.randint(2, 6)):  # older history
+            m = r.choice(humans)
+            commit(self.between(last_human - 600 * DAY, last_human), m.login, m.login.title(), "User", "Refactor internals")
+        m = r.choice(humans)
+        trailer = ""
+        if p.kind == "gerrit":
+            trailer = f"\n\nChange-Id: I{r.getrandbits(160):040x}\nReviewed-on: https://go-review.googlesource.com/c/{self.nwo.split('/')[1]}/+/{r.randint(10000, 99999)}"
+        commit(last_human, m.login, m.login.title(), "User", "Release notes" + trailer)
+        if not stale:
+            for _ in range(r.randint(2, 25)):
+                at = self.between(self.start, self.now - HOUR)
+                if r.random() < 0.1:
+                    commit(at, None, names.person_name(r), None, "Fix build" + trailer)  # unlinked e-mail: still a person
+                else:
+                    m = r.choice(humans)
+                    commit(at, m.login, m.login.title(), "User", "Improve docs" + trailer)
+        if p.kind == "bot_commits_only" or (not stale and r.random() < 0.5):
+            for _ in range(r.randint(2, 12)):
+                at = self.between(self.start, self.now - HOUR)
+                if r.random() < 0.5:
+                    commit(at, "dependabot", "dependabot[bot]", "Bot", "Bump lodash from 4.17.20 to 4.17.21")
+                    self.bot("dependabot", "Bot")
+                else:
+                    commit(at, None, "github-actions[bot]", None, "chore: update generated files")
+        for row in out:
+            self.out.add("commits", row)
+        return max(row["committed_at"] for row in out)
+
+    # -- community files, dependents, issues -----------------------------------------------
+
+    def _community(self) -> None:
+        p, r = self.plan, self.rng
+        good = p.status in ("ranked", "unrated")
+        owners = [m.login for m in self.maintainers if r.random() < 0.5] if r.random() < 0.35 else []
+        if self.codeowner:
+            owners.append(self.codeowner.login)
+        template = None
+        if p.kind == "repo_lockdown":
+            template = "This repository does not accept pull requests. Patches go to our Gerrit; see CONTRIBUTING.md."
+        elif r.random() < 0.2:
+            template = "## What does this PR do?\n\n- [ ] Tests added"
+        ai = []
+        if r.random() < 0.12:
+            ai.append(r.choice(("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md")))
+        self.out.add("community", {
+            "repo": self.nwo,
+            "contributing": r.random() < (0.45 + 0.5 * self.quality if good else 0.4),
+            "code_of_conduct": r.random() < (0.25 + 0.6 * self.quality if good else 0.25),
+            "security_policy": r.random() < (0.15 + 0.6 * self.quality if good else 0.15),
+            "governance": r.random() < 0.1,
+            "codeowners": sorted(set(owners)),
+            "ai_policy": ai,
+            "pr_template": template,
+        })
+
+    def _dependents(self, name: str) -> None:
+        p, r = self.plan, self.rng
+        if self.publishes:
+            has_data = r.random() < 0.9
+            self.out.add("dependents", {
+                "repo": self.nwo,
+                "ecosystem": p.ecosystem,
+                "package": name if p.ecosystem != "Maven" else f"org.{name.replace('-', '')}:{name}",
+                "dependent_packages": int(r.lognormvariate(2.5, 2.0)) if has_data else None,
+                "dependent_repos": int(r.lognormvariate(4.0, 2.2)) if has_data else None,
+            })
+
+    def _issues(self, enabled: bool) -> None:
+        r = self.rng
+        if not enabled:
+            return
+        for _ in range(r.randint(0, 25)):
+            labels = set()
+            if r.random() < 0.1 + 0.4 * self.quality:
+                labels.add(r.choice(GFI_LABELS))
+            if r.random() < 0.5:
+                labels.add(r.choice(OTHER_LABELS))
+            if self.plan.hostile and r.random() < 0.3:
+                labels.add(HOSTILE_LABEL)
+            self.issue_specs.append((self.between(self.start - 90 * DAY, self.now - HOUR), sorted(labels),
+                                     "OPEN" if r.random() < 0.6 else "CLOSED", r.random() < 0.3))
+        for number, (at, labels, state, assigned) in enumerate(sorted(self.issue_specs), start=self.next_number):
+            self.out.add("issues", {"repo": self.nwo, "number": number, "title": self.text(names.pr_title(r)),
+                                    "state": state, "labels": labels, "assignees": 1 if assigned else 0,
+                                    "created_at": ts(at)})
+
+    # -- pull requests ---------------------------------------------------------------------
+
+    def _pulls(self) -> None:
+        p, r = self.plan, self.rng
+        self.issue_specs: list[tuple[datetime, list[str], str, bool]] = []
+        latest_judgeable = self.now - RESPONSE - HOUR
+        specs: list[tuple[datetime, str, str]] = []  # (clock start, group, outcome or reason)
+        outcomes = ["unanswered"] * p.n_unanswered + ["closed_silently"] * p.n_silent
+        outcomes += ["answered"] * (p.n_outside - len(outcomes))
+        for oc in outcomes:
+            specs.append((self.between(self.start + DAY, latest_judgeable), "outside", oc))
+        n_excluded = max(2, int(p.n_outside * r.uniform(1.0, 2.6)) + r.randint(0, 6))
+        if p.status in ("not_software", "not_real_project"):
+            n_excluded = r.randint(0, 6)
+        reasons = ("bot", "maintainer", "brand_new_account", "draft", "self_closed", "too_young", "deleted_author",
+                   "mannequin", "before_window")
+        weights = (40, 32, 4, 4, 6, 8, 1.5, 0.8, 3)
+        for reason in r.choices(reasons, weights=weights, k=n_excluded):
+            specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", reason))
+        # The tricky maintainers each author a PR, and the private member merges a colleague's.
+        if self.private:
+            specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", "maintainer:private"))
+            specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", "maintainer:merged_by_private"))
+        if self.codeowner:
+            specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", "maintainer:codeowner"))
+        if p.hostile:  # an imported placeholder account whose login is hostile text
+            specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", "mannequin"))
+        if self.plan.kind in ("gerrit", "mailing_list", "repo_lockdown"):
+            self.review_place = {
+                "gerrit": f"https://go-review.googlesource.com/q/project:{self.nwo.split('/')[1]}",
+                "mailing_list": "the pgsql-hackers mailing list",
+                "repo_lockdown": "Gerrit (PR template: this repository does not accept pull requests)",
+            }[self.plan.kind]
+        specs.sort()
+        self.seen_authors: dict[str, int] = {}
+        self.no_merges = p.status == "stale"
+        self.ci_share = min(1.0, max(0.0, self.quality * 1.1 + r.uniform(-0.3, 0.1)))
+        # Well-run projects answer faster: a typical first response from about 1 hour to 4 days.
+        self.pace_hours = 96 ** (1 - self.quality)
+        number = 0
+        for start, group, what in specs:
+            number += 1
+            if group == "outside":
+                self._outside(number, start, what)
+            else:
+                self._excluded(number, start, what)
+        self.next_number = number + 1
+
+    def _outsider(self, start: datetime) -> Person:
+        """An outside author: sometimes one who already sent a PR here (they came back)."""
+        r = self.rng
+        if self.seen_authors and r.random() < 0.2:
+            login = r.choice(sorted(self.seen_authors))
+            assoc = "CONTRIBUTOR" if self.seen_authors[login] else "NONE"
+        elif self.contributors and r.random() < 0.15:
+            c = r.choice(self.contributors)
+            login, assoc = c.login, "CONTRIBUTOR"
+        else:
+            acct = self.pool.account(self.pool.pick(r))
+            self.out.accounts.setdefault(acct["login"], acct)
+            login = acct["login"]
+            if login in {c.login for c in self.contributors}:
+                assoc = "CONTRIBUTOR"
+            elif login in self.seen_authors:
+                assoc = "NONE"
+            else:
+                # The capped case has no first-timers, so accessibility cannot be measured.
+                assoc = "NONE" if self.plan.capped else "FIRST_TIME_CONTRIBUTOR"
+        return Person(login, "User", assoc)
+
+    def _finish(self, b: PRBuilder, truth: dict[str, Any], body: str = "") -> None:
+        r = self.rng
+        title = self.text(names.pr_title(r))
+        if self.plan.hostile and b.number == 1:
+            title = HOSTILE_LONG
+        if not body:
+            body = "This change fixes the problem described in the linked issue."
+            if r.random() < 0.06:
+                body += "\n\n🤖 Generated with Claude Code"
+        self.out.add("pulls", b.row(title, self.text(body), r.random() < self.ci_share))
+        for item in b.items:
+            self.out.add("timeline", item)
+        self.out.truth_prs.append((f"{self.nwo}#{b.number}", truth))
+
+    def _responder(self, author: Person) -> Person:
+        """Someone whose reply is the project answering: a maintainer or a past contributor."""
+        r = self.rng
+        if self.codeowner and r.random() < 0.3:
+            return self.codeowner
+        if self.private and r.random() < 0.3:
+            return self.private
+        others = [c for c in self.contributors if c.login != author.login]
+        if others and r.random() < 0.12:
+            return r.choice(others)
+        return r.choice(self.maintainers)
+
+    def _maintainer(self) -> Person:
+        if self.private and self.rng.random() < 0.4:
+            return self.private
+        return self.rng.choice(self.maintainers)
+
+    def _outside(self, number: int, start: datetime, outcome: str) -> None:
+        r = self.rng
+        author = self._outsider(start)
+        draft = r.random() < 0.05 and start - self.start > 20 * DAY
+        created = start - timedelta(days=r.uniform(15, 18)) if draft else start
+        b = PRBuilder(self.nwo, self.plan.index, number, author, created)
+        if draft:
+            b.event("ready_for_review", start, author)
+        truth: dict[str, Any] = {"outside": True, "excluded": None, "outcome": outcome, "first_response": None,
+                                 "case": "", "opened_as_draft": draft}
+        room = self.now - start  # time left before the snapshot
+        if outcome == "answered":
+            self._answer(b, start, author, truth, room)
+        elif outcome == "closed_silently":
+            if r.random() < 0.3:
+                b.event("labeled", start + self.between_td(HOUR, 2 * DAY), self._maintainer())
+            b.close(start + self.between_td(2 * HOUR, RESPONSE - HOUR), self._maintainer())
+            truth["case"] = "silent_close"
+        else:
+            truth["case"] = self._no_answer(b, start, author, room)
+        self.seen_authors[author.login] = int(b.state == "MERGED") or self.seen_authors.get(author.login, 0)
+        self._finish(b, truth)
+
+    def _reviewed_merge(self, b: PRBuilder, at: datetime, author: Person, merger: Person | None = None) -> None:
+        """A merge, reviewed first by another maintainer as often as this project reviews."""
+        merger = merger or self._maintainer()
+        if self.rng.random() < self.quality:
+            reviewer = next((m for m in self.maintainers if m.login not in (author.login, merger.login)), merger)
+            if reviewer.login != author.login:
+                b.review(at - timedelta(minutes=30), reviewer, "APPROVED")
+        b.merge(at, merger)
+
+    def delay(self) -> timedelta:
+        """How long a responder takes: heavy-tailed around this project's own pace, within the window."""
+        hours = self.rng.lognormvariate(math.log(self.pace_hours), 1.2)
+        return timedelta(hours=min(max(hours, 0.05), RESPONSE.total_seconds() / 3600 - 1))
+
+    def between_td(self, lo: timedelta, hi: timedelta) -> timedelta:
+        return lo + timedelta(seconds=self.rng.randrange(max(1, int((hi - lo).total_seconds()))))
+
+    def _answer(self, b: PRBuilder, start: datetime, author: Person, truth: dict[str, Any], room: timedelta) -> None:
+        r = self.rng
+        variant = r.choices(("comment", "review", "merge", "merge_queue", "exact", "after_bot"),
+                            weights=(40, 24, 18, 4, 3, 8))[0]
+        if self.no_merges and variant in ("merge", "merge_queue"):
+            variant = "comment"  # a merged outside PR would put a human commit on a stale branch
+        truth["case"] = f"answered_{variant}"
+        at = start + (RESPONSE if variant == "exact" else self.delay())
+        if variant == "after_bot":
+            login, type_, text = r.choice(BOT_COMMENTERS)
+            b.comment(start + timedelta(minutes=2), self.bot(login, type_), text.format(name=self.nwo.split("/")[1], repo=self.nwo))
+            variant = "comment"
+        who = self._responder(author)
+        if variant in ("comment", "exact"):
+            b.comment(at, who, r.choice(("Thanks! Could you add a test?", "LGTM, thanks.", "Looking at this now.")))
+            kind = "comment"
+        elif variant == "review":
+            who = self._maintainer() if who in self.contributors and r.random() < 0.5 else who
+
+            b.review(at, who, r.choice(("APPROVED", "CHANGES_REQUESTED", "COMMENTED")), "")
+            kind = "review"
+        elif variant == "merge":
+            who = self._maintainer()
+            b.merge(at, who)
+            kind = "merge"
+        else:
+            who = self.bot(*MERGE_QUEUE)
+            b.merge(at, who)
+            kind = "merge"
+        truth["first_response"] = {"kind": kind, "actor": who.login, "at": ts(at)}
+        if b.state == "OPEN" and r.random() < 0.6:
+            later = at + self.between_td(HOUR, 20 * DAY)
+            if later < self.now:
+                if r.random() < 0.75 and not self.no_merges:
+                    self._reviewed_merge(b, later, author)
+                else:
+                    b.close(later, self._maintainer())
+
+    def _no_answer(self, b: PRBuilder, start: datetime, author: Person, room: timedelta) -> str:
+        """Plant one way of getting no answer in time; returns its name."""
+        r = self.rng
+        late_ok = room > RESPONSE + 4 * DAY
+        variants = ["nothing", "bot_only", "bot_text_person", "author_only", "drive_by", "label_only", "bot_closed"]
+        weights = [40, 15, 4, 10, 6, 8, 3]
+        if late_ok:
+            variants += ["day15", "author_closed_late"]
+            weights += [6, 4]
+        v = r.choices(variants, weights=weights)[0]
+        if self.plan.status == "undecided":
+            v = "nothing"  # the bridge bot below is what such a PR sees
+        soon = start + self.between_td(HOUR, RESPONSE - HOUR)
+        if v == "bot_only":
+            login, type_, text = r.choice(BOT_COMMENTERS)
+            b.comment(soon, self.bot(login, type_), text.format(name=self.nwo.split("/")[1], repo=self.nwo))
+        elif v == "bot_text_person":
+            # An integration posting under a maintainer's own account: bot text, not an answer.
+            b.comment(soon, r.choice(self.maintainers), PERSON_BOT_TEXT.format(name=self.nwo.split("/")[1]))
+        elif v == "author_only":
+            b.comment(soon, author, "Friendly ping: any chance someone could take a look?")
+        elif v == "drive_by":
+            other = self.pool.account(self.pool.pick(r))
+            known = {c.login for c in self.contributors} | set(self.seen_authors) | {author.login}
+            if other["login"] not in known:
+                self.out.accounts.setdefault(other["login"], other)
+                b.comment(soon, Person(other["login"], "User", "NONE"), "+1, would love this merged")
+            else:
+                v = "nothing"
+        elif v == "label_only":
+            who = self._maintainer()
+            b.event(r.choice(("labeled", "assigned", "review_requested")), soon, who)
+        elif v == "bot_closed":
+            b.comment(soon, self.bot(*STALE_BOT), "This pull request has been automatically marked as stale.")
+            b.close(soon + HOUR, self.bot(*STALE_BOT))
+        elif v == "day15":
+            at = start + RESPONSE + self.between_td(timedelta(seconds=1), 3 * DAY)
+            b.comment(at, self._responder(author), "Sorry for the delay, looking now.")
+        elif v == "author_closed_late":
+            b.close(start + RESPONSE + self.between_td(DAY, 3 * DAY), author)
+        if self.plan.status == "undecided":
+            self._bridge(b, start)
+            v = f"bridge_{self.plan.kind}"
+        return v
+
+    def _bridge(self, b: PRBuilder, start: datetime) -> None:
+        """How off-GitHub review shows on a PR: a bridge bot's comment, often a close."""
+        k = self.plan.kind
+        at = start + timedelta(minutes=5)
+        if k == "gerrit":
+            bot = self.bot(*self.rng.choice((("gerritbot", "User"), ("gopherbot", "User"))))
+            b.comment(at, bot, f"This PR (HEAD: {self.rng.getrandbits(40):010x}) has been imported to Gerrit for code review.\n\n"
+                               f"Please visit {self.review_place} to see it.")
+        elif k == "mailing_list":
+            bot = self.bot("postgres-mirror", "User")
+            b.comment(at, bot, "Thanks for the patch! This repository is a read-only mirror; please send patches to the pgsql-hackers mailing list.")
+            b.close(at + timedelta(minutes=1), bot)
+        elif k == "repo_lockdown":
+            bot = self.bot("repo-lockdown", "Bot")
+            b.comment(at, bot, "This repository does not accept pull requests, see the README for details.")
+            b.close(at + timedelta(minutes=1), bot)
+
+    def _excluded(self, number: int, start: datetime, reason: str) -> None:
+        r = self.rng
+        reason, _, how = reason.partition(":")
+        truth: dict[str, Any] = {"outside": False, "excluded": reason, "outcome": None, "first_response": None,
+                                 "case": reason + (f"_{how}" if how else "")}
+        created = start
+        author: Person | None
+        if reason == "bot":
+            kind = r.random()
+            if kind < 0.7:
+                author = self.bot(*r.choice(BOT_AUTHORS))
+                truth["case"] = "bot_type_bot" if author.type == "Bot" else "bot_known_user"
+            else:
+                truth["case"] = "bot_pattern_user"
+                # A user account acting as a bot, known only by its name's pattern.
+                login = f"{self.nwo.split('/')[0][:20]}-release-bot"
+                self.account(login, "User", self.now - 900 * DAY)
+                author = Person(login, "User", "CONTRIBUTOR")
+        elif reason == "maintainer":
+            author = {"private": self.private, "codeowner": self.codeowner}.get(how) or r.choice(self.maintainers)
+        elif reason == "brand_new_account":
+            acct = self.pool.account(10_000_000 + self.plan.index * 1000 + number)
+            acct["created_at"] = ts(created - self.between_td(HOUR, 29 * DAY))
+            self.out.accounts[acct["login"]] = acct
+            author = Person(acct["login"], "User", "FIRST_TIME_CONTRIBUTOR")
+        elif reason == "deleted_author":
+            author = None
+        elif reason == "mannequin":
+            login = HOSTILE_LOGIN if self.plan.hostile else f"mannequin-{self.plan.index}-{number}"
+            self.account(login, "Mannequin", None)
+            author = Person(login, "Mannequin", "MANNEQUIN")
+        else:
+            author = self._outsider(start)
+        if reason == "too_young":
+            created = self.between(self.now - RESPONSE + HOUR, self.now - HOUR)
+        elif reason == "before_window":
+            created = self.between(self.start - 200 * DAY, self.start - DAY)
+        b = PRBuilder(self.nwo, self.plan.index, number, author, created)
+        if reason == "draft":
+            b.is_draft = True
+            if r.random() < 0.3:
+                b.comment(created + self.between_td(HOUR, 5 * DAY), r.choice(self.maintainers), "Ping us when it is ready.")
+        elif reason == "self_closed":
+            b.close(created + self.between_td(HOUR, 10 * DAY), author)
+        elif reason in ("too_young", "before_window"):
+            if r.random() < 0.5:
+                at = created + self.between_td(HOUR, 2 * DAY)
+                if at < self.now:
+                    b.comment(at, r.choice(self.maintainers), "Thanks, will review.")
+        elif how == "merged_by_private" and self.private:
+            b.merge(created + self.between_td(HOUR, 6 * DAY), self.private)
+        elif author is not None and reason in ("bot", "maintainer") and r.random() < 0.7 and (
+            reason == "bot" or not self.no_merges
+        ):
+            merger = next((m for m in (self._maintainer(), *self.maintainers) if m.login != author.login), None)
+            if merger:
+                self._reviewed_merge(b, created + self.between_td(HOUR, 6 * DAY), author, merger)
+        else:
+            if r.random() < 0.5:
+                b.comment(created + self.between_td(HOUR, 6 * DAY), r.choice(self.maintainers), "Thanks!")
+        self._finish(b, truth)

@@ -1,0 +1,425 @@
+"""The store: one DuckDB file holding every collected row and every evaluated snapshot.
+
+The only place with SQL. Opening it applies pending migrations; upserts are keyed by each
+table's primary key, so writing the same row twice leaves one row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import fields
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from porchlamp.models import (
+    Account,
+    Commit,
+    CommunityFiles,
+    Dependents,
+    Issue,
+    PullRequest,
+    RepoData,
+    Repository,
+    TimelineItem,
+)
+from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES
+
+
+class StoreError(RuntimeError):
+    """The store file cannot be opened or used; the message says what to do."""
+
+
+MODEL_OF_TABLE: dict[str, type] = {
+    "repositories": Repository,
+    "accounts": Account,
+    "community": CommunityFiles,
+    "pulls": PullRequest,
+    "timeline": TimelineItem,
+    "commits": Commit,
+    "issues": Issue,
+    "dependents": Dependents,
+}
+TABLE_OF_MODEL: dict[type, str] = {v: k for k, v in MODEL_OF_TABLE.items()}
+REPO_COLUMN: dict[str, str] = {
+    "repositories": "name_with_owner",
+    "community": "repo",
+    "pulls": "repo",
+    "timeline": "repo",
+    "commits": "repo",
+    "issues": "repo",
+    "dependents": "repo",
+}
+KEY_OF_TABLE: dict[str, tuple[str, ...]] = {
+    "repositories": ("name_with_owner",),
+    "accounts": ("login",),
+    "community": ("repo",),
+    "pulls": ("repo", "number"),
+    "timeline": ("node_id",),
+    "commits": ("repo", "oid"),
+    "issues": ("repo", "number"),
+    "dependents": ("repo",),
+}
+ORDER_OF_TABLE: dict[str, str] = {
+    "snapshots": "as_of",
+    "results": "as_of, repo",
+    "pr_results": "as_of, repo, number",
+    "component_results": "as_of, repo, component",
+    "profile_results": "as_of, repo, profile",
+    "repositories": "name_with_owner",
+    "accounts": "login",
+    "community": "repo",
+    "pulls": "repo, number",
+    "timeline": "repo, number, created_at, node_id",
+    "commits": "repo, committed_at DESC, oid",
+    "issues": "repo, number",
+    "dependents": "repo",
+}
+
+
+def _columns(model: type) -> list[str]:
+    return [f.name for f in fields(model)]
+
+
+def _to_db(name: str, value: Any) -> Any:
+    if name == "languages":
+        return [{"name": n, "bytes": b} for n, b in value]
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _from_db(name: str, value: Any) -> Any:
+    if name == "languages":
+        return tuple((d["name"], d["bytes"]) for d in (value or ()))
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+class Store:
+    """A DuckDB store file. Use as a context manager; `read_only` opens without migrating."""
+
+    def __init__(self, path: str | Path, read_only: bool = False) -> None:
+        self.path = Path(path)
+        if read_only and not self.path.exists():
+            raise StoreError(f"{self.path}: no store here; run `porchlamp collect` (or the demo) first")
+        try:
+            self.conn = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as err:
+            text = str(err)
+            if "lock" in text.lower():
+                raise StoreError(
+                    f"{self.path}: the store is in use by another Porchlamp process "
+                    "(a collector or evaluation is running); wait for it to finish or stop it"
+                ) from None
+            raise StoreError(
+                f"{self.path}: not a readable Porchlamp store ({text.splitlines()[0]}); "
+                "move it aside and collect again, or restore it from a backup"
+            ) from None
+        except duckdb.Error as err:
+            raise StoreError(f"{self.path}: cannot open the store: {str(err).splitlines()[0]}") from None
+        self.read_only = read_only
+        self._types: dict[str, dict[str, str]] = {}
+        self._migrate()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _one(self, sql: str, params: Sequence[Any] | None = None) -> tuple[Any, ...] | None:
+        """The first row of a query, draining the rest (a half-read result blocks the connection)."""
+        rows = self.conn.execute(sql, list(params) if params is not None else None).fetchall()
+        return rows[0] if rows else None
+
+    def _run(self, sql: str, params: Sequence[Any] | None = None) -> None:
+        """Execute a statement and drain its result (DuckDB refuses new work while one is pending)."""
+        self.conn.execute(sql, list(params) if params is not None else None).fetchall()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything inside commits together or not at all."""
+        self._run("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            self._run("ROLLBACK")
+            raise
+        self._run("COMMIT")
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def schema_version(self) -> int:
+        exists = self._one("SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'")
+        if not exists or not exists[0]:
+            return 0
+        row = self._one("SELECT coalesce(max(version), 0) FROM schema_migrations")
+        return int(row[0]) if row else 0
+
+    def _migrate(self) -> None:
+        version = self.schema_version()
+        if version > LATEST_VERSION:
+            raise StoreError(
+                f"{self.path}: this store has schema version {version}, written by a newer Porchlamp; "
+                f"this one knows up to version {LATEST_VERSION}. Upgrade Porchlamp to read it."
+            )
+        if version == LATEST_VERSION:
+            return
+        if self.read_only:
+            raise StoreError(
+                f"{self.path}: store schema version {version} is older than {LATEST_VERSION}; "
+                "open it once without read-only (any collect or evaluate does) to upgrade it"
+            )
+        self._run(
+            "CREATE TABLE IF NOT EXISTS schema_migrations "
+            "(version INTEGER PRIMARY KEY, description VARCHAR, applied_at TIMESTAMP)"
+        )
+        for mig in MIGRATIONS:
+            if mig.version <= version:
+                continue
+            # Each migration and its record commit together: a crash leaves the store at the old version.
+            with self.transaction():
+                self._run(mig.sql)
+                self._run(
+                    "INSERT INTO schema_migrations VALUES (?, ?, now()::TIMESTAMP)", [mig.version, mig.description]
+                )
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def upsert(self, records: Iterable[Any]) -> int:
+        """Insert or replace records (models, any mix of tables); returns how many were written."""
+        by_table: dict[str, list[Any]] = {}
+        for rec in records:
+            by_table.setdefault(TABLE_OF_MODEL[type(rec)], []).append(rec)
+        total = 0
+        for table, recs in by_table.items():
+            cols = _columns(MODEL_OF_TABLE[table])
+            keys = KEY_OF_TABLE[table]
+            # Duplicate keys inside one batch would make DuckDB refuse the statement; keep the last.
+            latest = {tuple(getattr(r, k) for k in keys): r for r in recs}
+            data = {c: [_to_db(c, getattr(r, c)) for r in latest.values()] for c in cols}
+            total += self.upsert_columns(table, data)
+        return total
+
+    def upsert_columns(self, table: str, data: dict[str, list[Any]]) -> int:
+        """Insert or replace rows given column by column (each list one column, same length).
+
+        Goes through an Arrow table: DuckDB ingests it in bulk, where row-by-row inserts crawl.
+        """
+        cols = list(data)
+        n = len(data[cols[0]]) if cols else 0
+        if n == 0:
+            return 0
+        types = self._column_types(table)
+        arrow = pa.table({c: pa.array(data[c]) for c in cols})
+        name = f"_upsert_{table}"
+        self.conn.register(name, arrow)
+        try:
+            select = ", ".join(f"CAST({_q(c)} AS {types[c]})" for c in cols)
+            self._run(
+                f"INSERT OR REPLACE INTO {table} ({', '.join(_q(c) for c in cols)}) SELECT {select} FROM {name}"
+            )
+        finally:
+            self.conn.unregister(name)
+        return n
+
+    def _column_types(self, table: str) -> dict[str, str]:
+        if table not in self._types:
+            self._types[table] = dict(
+                self.conn.execute(
+                    "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [table]
+                ).fetchall()
+            )
+        return self._types[table]
+
+    def load_jsonl(self, table: str, path: str | Path) -> int:
+        """Bulk upsert a (gzipped) JSON Lines file whose keys are the table's columns."""
+        if table not in RAW_TABLES:
+            raise StoreError(f"unknown table {table!r}")
+        cols = _columns(MODEL_OF_TABLE[table])
+        types = self._column_types(table)
+        spec = "{" + ", ".join(f"'{c}': '{types[c]}'" for c in cols) + "}"
+        before = self.count(table)
+        self._run(
+            f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}) "
+            f"SELECT {', '.join(cols)} FROM read_json(?, format='newline_delimited', columns={spec}, "
+            "timestampformat='%Y-%m-%dT%H:%M:%SZ')",
+            [str(path)],
+        )
+        return self.count(table) - before
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._run("INSERT OR REPLACE INTO store_meta VALUES (?, ?)", [key, value])
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._one("SELECT value FROM store_meta WHERE key = ?", [key])
+        return None if row is None else str(row[0])
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def count(self, table: str) -> int:
+        row = self._one(f"SELECT count(*) FROM {table}")
+        return int(row[0]) if row else 0
+
+    def repo_names(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT name_with_owner FROM repositories ORDER BY 1").fetchall()]
+
+    def rows(self, table: str) -> list[tuple[Any, ...]]:
+        """Every row of a raw table in a stable order (for comparisons and exports)."""
+        cols = _columns(MODEL_OF_TABLE[table])
+        return self.conn.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {ORDER_OF_TABLE[table]}").fetchall()
+
+    def records(self, table: str, repo: str | None = None) -> list[Any]:
+        model = MODEL_OF_TABLE[table]
+        cols = _columns(model)
+        sql = f"SELECT {', '.join(cols)} FROM {table}"
+        params: list[Any] = []
+        if repo is not None:
+            sql += f" WHERE {REPO_COLUMN[table]} = ?"
+            params.append(repo)
+        sql += f" ORDER BY {ORDER_OF_TABLE[table]}"
+        return [model(**{c: _from_db(c, v) for c, v in zip(cols, row)}) for row in self.conn.execute(sql, params).fetchall()]
+
+    def accounts(self) -> dict[str, Account]:
+        return {a.login: a for a in self.records("accounts")}
+
+    def iter_repo_data(self, repos: Sequence[str] | None = None) -> Iterator[RepoData]:
+        """Every repository with its rows, in name order, streamed table by table (one pass each)."""
+        wanted = set(repos) if repos is not None else None
+        streams = {t: self._stream(t) for t in ("community", "pulls", "timeline", "commits", "issues", "dependents")}
+        heads: dict[str, Any] = {t: next(s, None) for t, s in streams.items()}
+
+        def take(table: str, name: str) -> list[Any]:
+            out = []
+            while heads[table] is not None and heads[table][0] < name:
+                heads[table] = next(streams[table], None)
+            while heads[table] is not None and heads[table][0] == name:
+                out.append(heads[table][1])
+                heads[table] = next(streams[table], None)
+            return out
+
+        for repo in self._stream("repositories"):
+            name = repo[0]
+            parts = {t: take(t, name) for t in streams}
+            if wanted is not None and name not in wanted:
+                continue
+            timeline: dict[int, list[TimelineItem]] = {}
+            for item in parts["timeline"]:
+                timeline.setdefault(item.number, []).append(item)
+            yield RepoData(
+                repo=repo[1],
+                community=parts["community"][0] if parts["community"] else CommunityFiles(repo=name),
+                pulls=tuple(parts["pulls"]),
+                timeline={k: tuple(v) for k, v in timeline.items()},
+                commits=tuple(parts["commits"]),
+                issues=tuple(parts["issues"]),
+                dependents=parts["dependents"][0] if parts["dependents"] else None,
+            )
+
+    def _stream(self, table: str) -> Iterator[tuple[str, Any]]:
+        model = MODEL_OF_TABLE[table]
+        cols = _columns(model)
+        key = REPO_COLUMN[table]
+        # A cursor of its own, so several tables can be streamed side by side.
+        cur = self.conn.cursor()
+        cur.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {ORDER_OF_TABLE[table]}")
+        idx = cols.index(key)
+        conv = [(c, c == "languages" or c in _LIST_COLUMNS) for c in cols]
+        while True:
+            batch = cur.fetchmany(10000)
+            if not batch:
+                break
+            for row in batch:
+                kwargs = {c: (_from_db(c, v) if is_list else v) for (c, is_list), v in zip(conv, row)}
+                yield row[idx], model(**kwargs)
+        cur.close()
+
+    # -- evaluated snapshots ---------------------------------------------------------------
+
+    def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: dict[str, dict[str, list[Any]]]) -> None:
+        """Replace one snapshot's results (all tables at once, in one transaction)."""
+        with self.transaction():
+            for table in RESULT_TABLES:
+                self._run(f"DELETE FROM {table} WHERE as_of = ?", [as_of])
+            self._run("DELETE FROM snapshots WHERE as_of = ?", [as_of])
+            self._run(
+                "INSERT INTO snapshots VALUES (?, ?, ?, ?)",
+                [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"]],
+            )
+            for table, data in tables.items():
+                if table not in RESULT_TABLES:
+                    raise StoreError(f"unknown result table {table!r}")
+                self.upsert_columns(table, data)
+
+    def replace_profiles(self, as_of: date, data: dict[str, list[Any]]) -> None:
+        """Replace one snapshot's profile scores (a re-rank) in one transaction."""
+        with self.transaction():
+            self._run("DELETE FROM profile_results WHERE as_of = ?", [as_of])
+            self.upsert_columns("profile_results", data)
+
+    def snapshot_dates(self) -> list[date]:
+        return [r[0] for r in self.conn.execute("SELECT as_of FROM snapshots ORDER BY as_of").fetchall()]
+
+    def latest_snapshot(self) -> date | None:
+        dates = self.snapshot_dates()
+        return dates[-1] if dates else None
+
+    def snapshot_meta(self, as_of: date) -> dict[str, Any] | None:
+        row = self._one("SELECT settings, porchlamp_version, repos FROM snapshots WHERE as_of = ?", [as_of])
+        return None if row is None else {"settings": row[0], "porchlamp_version": row[1], "repos": row[2]}
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        """Rows of a read-only query as dicts (for report and publish)."""
+        cur = self.conn.execute(sql, list(params))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row)) for row in cur.fetchall()]
+
+    # -- export ----------------------------------------------------------------------------
+
+    def export_parquet(self, out_dir: str | Path, tables: Sequence[str] | None = None) -> list[Path]:
+        """Write every table (or those named) as `<table>.parquet` under out_dir, rows in stable order."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for table in tables or self.all_tables():
+            target = out / f"{table}.parquet"
+            order = ORDER_OF_TABLE.get(table)
+            select = f"SELECT * FROM {table}" + (f" ORDER BY {order}" if order else "")
+            self._run(f"COPY ({select}) TO '{_sql_path(target)}' (FORMAT parquet)")
+            written.append(target)
+        return written
+
+    def all_tables(self) -> list[str]:
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1"
+            ).fetchall()
+        ]
+
+
+_LIST_COLUMNS = frozenset({"topics", "root_files", "codeowners", "ai_policy", "labels"})
+
+
+def _q(ident: str) -> str:
+    return '"' + ident.replace('"', '""') + '"'
+
+
+def _sql_path(p: Path) -> str:
+    return str(p).replace("'", "''")
+
+
+def parse_ts(text: str | None) -> datetime | None:
+    """GitHub's ISO-8601 timestamps ('2026-05-01T12:00:00Z') as naive UTC."""
+    if not text:
+        return None
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)

@@ -1,0 +1,222 @@
+"""The store's tables as numbered migrations, each applied once and recorded in `schema_migrations`.
+
+A migration is only ever appended; a store whose recorded version is newer than the last one
+here was written by a newer Porchlamp and is refused rather than misread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "raw tables: store_meta, repositories, accounts, pulls, timeline, commits, issues, community, dependents",
+        """
+        CREATE TABLE store_meta (
+            key VARCHAR PRIMARY KEY,
+            value VARCHAR
+        );
+        CREATE TABLE repositories (
+            name_with_owner VARCHAR PRIMARY KEY,
+            owner_type VARCHAR,
+            description VARCHAR,
+            homepage_url VARCHAR,
+            is_archived BOOLEAN,
+            is_fork BOOLEAN,
+            is_mirror BOOLEAN,
+            parent VARCHAR,
+            parent_stars INTEGER,
+            parent_archived BOOLEAN,
+            stars INTEGER,
+            forks INTEGER,
+            disk_usage_kb BIGINT,
+            primary_language VARCHAR,
+            languages STRUCT(name VARCHAR, bytes BIGINT)[],
+            topics VARCHAR[],
+            license_spdx VARCHAR,
+            default_branch VARCHAR,
+            root_files VARCHAR[],
+            has_issues BOOLEAN,
+            created_at TIMESTAMP,
+            pushed_at TIMESTAMP
+        );
+        CREATE TABLE accounts (
+            login VARCHAR PRIMARY KEY,
+            type VARCHAR,
+            created_at TIMESTAMP
+        );
+        CREATE TABLE community (
+            repo VARCHAR PRIMARY KEY,
+            contributing BOOLEAN,
+            code_of_conduct BOOLEAN,
+            security_policy BOOLEAN,
+            governance BOOLEAN,
+            codeowners VARCHAR[],
+            ai_policy VARCHAR[],
+            pr_template VARCHAR
+        );
+        CREATE TABLE pulls (
+            repo VARCHAR,
+            number INTEGER,
+            node_id VARCHAR,
+            title VARCHAR,
+            author VARCHAR,
+            author_type VARCHAR,
+            author_association VARCHAR,
+            created_at TIMESTAMP,
+            is_draft BOOLEAN,
+            state VARCHAR,
+            merged_at TIMESTAMP,
+            merged_by VARCHAR,
+            closed_at TIMESTAMP,
+            updated_at TIMESTAMP,
+            body VARCHAR,
+            has_ci BOOLEAN,
+            PRIMARY KEY (repo, number)
+        );
+        CREATE TABLE timeline (
+            node_id VARCHAR PRIMARY KEY,
+            repo VARCHAR,
+            number INTEGER,
+            kind VARCHAR,
+            created_at TIMESTAMP,
+            actor VARCHAR,
+            actor_type VARCHAR,
+            actor_association VARCHAR,
+            body VARCHAR,
+            review_state VARCHAR
+        );
+        CREATE TABLE commits (
+            repo VARCHAR,
+            oid VARCHAR,
+            committed_at TIMESTAMP,
+            author_login VARCHAR,
+            author_name VARCHAR,
+            author_type VARCHAR,
+            message VARCHAR,
+            PRIMARY KEY (repo, oid)
+        );
+        CREATE TABLE issues (
+            repo VARCHAR,
+            number INTEGER,
+            title VARCHAR,
+            state VARCHAR,
+            labels VARCHAR[],
+            assignees INTEGER,
+            created_at TIMESTAMP,
+            PRIMARY KEY (repo, number)
+        );
+        CREATE TABLE dependents (
+            repo VARCHAR PRIMARY KEY,
+            ecosystem VARCHAR,
+            package VARCHAR,
+            dependent_packages BIGINT,
+            dependent_repos BIGINT
+        );
+        """,
+    ),
+    Migration(
+        2,
+        "evaluated snapshots: results, per-PR verdicts, components and profile scores, keyed by as_of",
+        """
+        CREATE TABLE snapshots (
+            as_of DATE PRIMARY KEY,
+            settings VARCHAR,
+            porchlamp_version VARCHAR,
+            repos INTEGER
+        );
+        CREATE TABLE results (
+            as_of DATE,
+            repo VARCHAR,
+            status VARCHAR,
+            kind VARCHAR,
+            reason VARCHAR,
+            ecosystem VARCHAR,
+            ecosystem_why VARCHAR,
+            star_bucket VARCHAR,
+            stars INTEGER,
+            forks INTEGER,
+            language VARCHAR,
+            description VARCHAR,
+            judged BOOLEAN,
+            borderline BOOLEAN,
+            fork_note VARCHAR,
+            review_happens VARCHAR,
+            outside_prs INTEGER,
+            answered INTEGER,
+            closed_silently INTEGER,
+            unanswered INTEGER,
+            evidence VARCHAR,
+            maintainers VARCHAR,
+            PRIMARY KEY (as_of, repo)
+        );
+        CREATE TABLE pr_results (
+            as_of DATE,
+            repo VARCHAR,
+            number INTEGER,
+            title VARCHAR,
+            author VARCHAR,
+            author_association VARCHAR,
+            created_at TIMESTAMP,
+            clock_start TIMESTAMP,
+            excluded VARCHAR,
+            outcome VARCHAR,
+            response_kind VARCHAR,
+            response_actor VARCHAR,
+            response_at TIMESTAMP,
+            hours_to_response DOUBLE,
+            decided BOOLEAN,
+            merged BOOLEAN,
+            first_timer BOOLEAN,
+            ai_assisted BOOLEAN,
+            PRIMARY KEY (as_of, repo, number)
+        );
+        CREATE TABLE component_results (
+            as_of DATE,
+            repo VARCHAR,
+            component VARCHAR,
+            score DOUBLE,
+            inputs VARCHAR,
+            reason VARCHAR,
+            PRIMARY KEY (as_of, repo, component)
+        );
+        CREATE TABLE profile_results (
+            as_of DATE,
+            repo VARCHAR,
+            profile VARCHAR,
+            score DOUBLE,
+            coverage DOUBLE,
+            tier VARCHAR,
+            rank INTEGER,
+            delta INTEGER,
+            explain VARCHAR,
+            PRIMARY KEY (as_of, repo, profile)
+        );
+        """,
+    ),
+)
+
+RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
+
+LATEST_VERSION = MIGRATIONS[-1].version
+
+# Raw tables in dependency-free order, with the model each row maps to (see store.rows).
+RAW_TABLES: tuple[str, ...] = (
+    "repositories",
+    "accounts",
+    "community",
+    "pulls",
+    "timeline",
+    "commits",
+    "issues",
+    "dependents",
+)

@@ -1,0 +1,105 @@
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from porchlamp.models import PullRequest, Repository, TimelineItem
+from porchlamp.sample import load_world
+from porchlamp.store import LATEST_VERSION, RAW_TABLES, Store, StoreError
+
+
+def _pr(number: int = 1, title: str = "Fix") -> PullRequest:
+    return PullRequest(repo="o/r", number=number, node_id=f"PR_{number}", title=title, author="a", author_type="User",
+                       author_association="NONE", created_at=datetime(2026, 5, 1, 12))
+
+
+def test_migrations_are_recorded(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as s:
+        assert s.schema_version() == LATEST_VERSION
+        versions = [r[0] for r in s.conn.execute("SELECT version FROM schema_migrations ORDER BY 1").fetchall()]
+        assert versions == list(range(1, LATEST_VERSION + 1))
+    with Store(tmp_path / "s.duckdb") as s:  # reopening applies nothing twice
+        assert s.count("schema_migrations") == LATEST_VERSION
+
+
+def test_upsert_is_idempotent(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as s:
+        s.upsert([_pr(1), _pr(2)])
+        s.upsert([_pr(1), _pr(2)])
+        assert s.count("pulls") == 2
+        s.upsert([_pr(1, "Fix, retitled"), _pr(1, "Fix, retitled twice")])  # duplicates in one batch: last wins
+        assert s.count("pulls") == 2
+        assert s.records("pulls", "o/r")[0].title == "Fix, retitled twice"
+
+
+def test_records_round_trip_lists_and_structs(tmp_path: Path) -> None:
+    repo = Repository("o/r", languages=(("Python", 1200), ("C", 30)), topics=("cli", "kernel"), root_files=("go.mod",))
+    item = TimelineItem("IC_1", "o/r", 1, "comment", datetime(2026, 5, 2), "m", "User", "MEMBER", "hi")
+    with Store(tmp_path / "s.duckdb") as s:
+        s.upsert([repo, item, _pr()])
+        assert s.records("repositories") == [repo]
+        assert s.records("timeline") == [item]
+        data = next(s.iter_repo_data())
+        assert data.repo == repo and data.timeline == {1: (item,)} and data.pulls == (_pr(),)
+
+
+def test_world_store_parquet_round_trip(world300: Path, tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as s:
+        counts = load_world(world300, s)
+        assert counts["pulls"] > 5000 and counts["timeline"] > 5000
+        assert load_world(world300, s) == {t: 0 for t in RAW_TABLES}  # loading twice adds nothing
+        files = s.export_parquet(tmp_path / "parquet")
+        assert {f.stem for f in files} >= set(RAW_TABLES)
+        for table in RAW_TABLES:
+            rows = s.rows(table)
+            cols = ", ".join(d[0] for d in s.conn.execute(f"SELECT * FROM {table} LIMIT 0").description)
+            from_parquet = duckdb.connect().execute(f"SELECT {cols} FROM '{tmp_path / 'parquet' / (table + '.parquet')}'").fetchall()
+            assert len(from_parquet) == len(rows) == s.count(table)
+            assert sorted(map(repr, from_parquet)) == sorted(map(repr, s.conn.execute(f"SELECT {cols} FROM {table}").fetchall()))
+
+
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    with Store(db) as s:
+        s.conn.execute("INSERT INTO schema_migrations VALUES (999, 'from the future', now()::TIMESTAMP)")
+    with pytest.raises(StoreError, match="schema version 999.*newer Porchlamp"):
+        Store(db)
+
+
+def test_corrupt_file_is_refused_clearly(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    db.write_bytes(os.urandom(4096))
+    with pytest.raises(StoreError, match="not a readable Porchlamp store"):
+        Store(db)
+    assert db.stat().st_size == 4096  # left as it was, for the operator to inspect
+
+
+def test_second_writer_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    with Store(db):
+        code = (
+            "import sys\nfrom porchlamp.store import Store, StoreError\n"
+            f"try:\n    Store({str(db)!r})\nexcept StoreError as e:\n    print(e); sys.exit(3)\n"
+        )
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3, proc.stderr
+    assert "in use by another Porchlamp process" in proc.stdout
+
+
+def test_read_only_without_file(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no store here"):
+        Store(tmp_path / "missing.duckdb", read_only=True)
+
+
+def test_replace_keeps_one_row_per_key(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as s:
+        pr = _pr()
+        s.upsert([pr])
+        s.upsert([replace(pr, state="MERGED", merged_at=datetime(2026, 5, 3))])
+        (got,) = s.records("pulls")
+        assert got.state == "MERGED" and s.count("pulls") == 1
