@@ -66,6 +66,11 @@ def progress_bar(label: str, total: int | None) -> Iterator[Callable[[int], None
         yield lambda n=1: prog.advance(task, n)
 
 
+def _require_store(db: Path) -> None:
+    if not Path(db).exists():
+        raise UserError(f"{db}: no store here; run `porchlamp collect` (or `porchlamp demo`) first")
+
+
 def _parse_date(value: str | None, what: str) -> date | None:
     if value is None:
         return None
@@ -118,26 +123,129 @@ def load_world_cmd(
         console.print("loaded " + ", ".join(f"{n:,} {t}" for t, n in counts.items()) + f" into {db}")
 
 
+CONFIG_OPTION = typer.Option(None, "--config", help="A porchlamp.toml with weights and thresholds (default: ./porchlamp.toml if present, else built-in).")
+
+
+@app.command()
+def evaluate(
+    db: Path = DB_OPTION,
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Snapshot date (default: the date the data was collected for)."),
+    config: Optional[Path] = CONFIG_OPTION,
+) -> None:
+    """Judge every collected repository for one snapshot and store verdicts, scores and ranks.
+
+    Pure and repeatable: the same store, date and configuration give the same results. Change
+    weights in the configuration and run it again to re-rank; nothing is collected again.
+    """
+    from porchlamp.snapshot import SnapshotError, evaluate_store
+
+    with _errors():
+        settings = load_settings(config)
+        when = _parse_date(as_of, "--as-of")
+        _require_store(db)
+        try:
+            with Store(db) as store:
+                n = store.count("repositories")
+                t0 = time.perf_counter()
+                with progress_bar("evaluating repositories", n) as advance:
+                    summary = evaluate_store(store, when, settings, advance)
+        except SnapshotError as err:
+            raise UserError(str(err)) from None
+        parts = ", ".join(f"{summary.statuses.get(s, 0):,} {s.replace('_', ' ')}" for s in _STATUS_ORDER)
+        console.print(
+            f"evaluated {summary.repos:,} repositories for {summary.as_of} in {time.perf_counter() - t0:.1f} s: {parts}; "
+            f"{summary.outside_prs:,} outside PRs judged"
+        )
+
+
+@app.command()
+def rerank(
+    db: Path = DB_OPTION,
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Which evaluated snapshot (default: the latest)."),
+    config: Optional[Path] = CONFIG_OPTION,
+) -> None:
+    """Re-score and re-rank a stored snapshot under the profiles in the configuration.
+
+    Uses the stored component scores: no PR is judged again and nothing is collected.
+    """
+    from porchlamp.snapshot import SnapshotError, rerank_store
+
+    with _errors():
+        settings = load_settings(config)
+        when = _parse_date(as_of, "--as-of")
+        _require_store(db)
+        try:
+            with Store(db) as store:
+                t0 = time.perf_counter()
+                n = rerank_store(store, when, settings)
+        except SnapshotError as err:
+            raise UserError(str(err)) from None
+        console.print(f"re-ranked {n:,} projects in {len(settings.profiles)} profiles in {time.perf_counter() - t0:.1f} s")
+
+
+@app.command()
+def report(
+    db: Path = DB_OPTION,
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Which evaluated snapshot (default: the latest)."),
+    fmt: str = typer.Option("table", "--format", help="table (for reading) or json (for programs; keys are only ever added)."),
+) -> None:
+    """Print the snapshot's report: the funnel, outside PRs, black holes by ecosystem and stars, and more."""
+    from porchlamp.report_text import print_report
+    from porchlamp.snapshot import SnapshotError, report_from_store
+
+    with _errors():
+        if fmt not in ("table", "json"):
+            raise UserError(f"--format must be table or json (got {fmt!r})")
+        try:
+            with Store(db, read_only=True) as store:
+                data = report_from_store(store, _parse_date(as_of, "--as-of"))
+        except SnapshotError as err:
+            raise UserError(str(err)) from None
+        if fmt == "json":
+            sys.stdout.write(_dump_json(data) + "\n")
+        else:
+            print_report(data, out)
+
+
 @app.command()
 def demo(
-    out_dir: Path = typer.Option(Path("demo"), "--out", help="Where the world and the store go."),
+    out_dir: Path = typer.Option(Path("demo"), "--out", help="Where the world, the store and the site go."),
     repos: int = typer.Option(300, "--repos", min=25, help="Repositories in the sample world."),
     seed: int = typer.Option(1, "--seed", help="Seed of the sample world."),
 ) -> None:
-    """Generate a sample world and load it into a store, offline (what exists so far)."""
+    """Run Porchlamp end to end on a generated sample world, offline.
+
+    Writes OUT/world (the sample world), OUT/porchlamp.duckdb (the store) and prints the report.
+    """
     from porchlamp.sample import generate_world, load_world
+    from porchlamp.snapshot import evaluate_store
 
     with _errors():
         out_dir.mkdir(parents=True, exist_ok=True)
         world, db = out_dir / "world", out_dir / "porchlamp.duckdb"
-        with progress_bar("generating the sample world", repos) as advance:
+        with progress_bar("1/3 generating the sample world", repos) as advance:
             ws = generate_world(world, repos=repos, seed=seed, progress=advance)
+        console.print(f"1/3 sample world: {ws.repos:,} repositories, {ws.pulls:,} PRs in {world}")
         if db.exists():
             db.unlink()
         with Store(db) as store:
             counts = load_world(world, store)
-        console.print(f"sample world of {ws.repos:,} repositories and {counts['pulls']:,} PRs in {world}, loaded into {db}; "
-                      "evaluation, the emulator, the collector and the site are not built yet")
+            console.print(
+                f"2/3 loaded the world straight into {db} ({counts['pulls']:,} PRs, {counts['timeline']:,} timeline items); "
+                "the GitHub emulator and the collector are not built yet, so no HTTP is involved"
+            )
+            with progress_bar("3/3 evaluating", repos) as advance:
+                summary = evaluate_store(store, None, load_settings(None), advance)
+        console.print(f"3/3 evaluated {summary.repos:,} repositories for {summary.as_of}; the report:")
+        with Store(db, read_only=True) as store:
+            from porchlamp.report_text import print_report
+            from porchlamp.snapshot import report_from_store
+
+            print_report(report_from_store(store), out)
+        console.print(f"done. Try: porchlamp report --db {db} --format json")
+
+
+_STATUS_ORDER = ("ranked", "unrated", "undecided", "black_hole", "stale", "no_license", "not_real_project", "not_software")
 
 
 def main() -> None:

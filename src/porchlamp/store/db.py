@@ -274,9 +274,8 @@ class Store:
         return [r[0] for r in self.conn.execute("SELECT name_with_owner FROM repositories ORDER BY 1").fetchall()]
 
     def rows(self, table: str) -> list[tuple[Any, ...]]:
-        """Every row of a raw table in a stable order (for comparisons and exports)."""
-        cols = _columns(MODEL_OF_TABLE[table])
-        return self.conn.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {ORDER_OF_TABLE[table]}").fetchall()
+        """Every row of a table, all columns, in a stable order (for comparisons and exports)."""
+        return self.conn.execute(f"SELECT * FROM {table} ORDER BY {ORDER_OF_TABLE[table]}").fetchall()
 
     def records(self, table: str, repo: str | None = None) -> list[Any]:
         model = MODEL_OF_TABLE[table]

@@ -1,0 +1,196 @@
+"""Component scores (SPEC section 7), each 0-100 with the inputs it measured, or missing.
+
+Transforms are fixed, never percentiles of the population, so one repository scores the same
+alone (`porchlamp check`) as in a snapshot. A part that could not be measured is left out of
+its component's mean; a component with no measured part is missing, never 0.
+
+Fixed transforms:
+- time(h)  = 1 - log(1+h) / log(1+response window in hours), clamped to [0, 1]
+- logcap(x, cap) = log(1+x) / log(1+cap), clamped to [0, 1]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from porchlamp.config import Settings
+from porchlamp.evaluate.people import Maintainers
+from porchlamp.evaluate.pulls import PRVerdict
+from porchlamp.evaluate.rules import Rules, norm_label
+from porchlamp.models import RepoData
+from porchlamp.stats import quantile
+
+
+@dataclass(frozen=True)
+class ComponentResult:
+    name: str
+    score: float | None  # None: missing
+    inputs: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+    @property
+    def measured(self) -> bool:
+        return self.score is not None
+
+
+def logcap(x: float, cap: float) -> float:
+    return max(0.0, min(1.0, math.log1p(max(0.0, x)) / math.log1p(cap)))
+
+
+def time_score(hours: float | None, window_hours: float) -> float:
+    if hours is None:
+        return 0.0
+    return max(0.0, min(1.0, 1 - math.log1p(hours) / math.log1p(window_hours)))
+
+
+def _weighted(parts: list[tuple[str, float | None, float]]) -> tuple[float | None, list[str]]:
+    """Weighted mean (0-100) over the parts that were measured, and the names of those missing."""
+    measured = [(v, w) for _, v, w in parts if v is not None]
+    missing = [name for name, v, _ in parts if v is None]
+    if not measured:
+        return None, missing
+    total = sum(w for _, w in measured)
+    return round(100 * sum(v * w for v, w in measured) / total, 2), missing
+
+
+def _result(name: str, parts: list[tuple[str, float | None, float]], inputs: dict[str, Any], what: str) -> ComponentResult:
+    score, missing = _weighted(parts)
+    if score is None:
+        return ComponentResult(name, None, inputs, f"missing: no {what} could be measured")
+    note = f" (not measured: {', '.join(missing)})" if missing else ""
+    return ComponentResult(name, score, inputs, f"{what}{note}")
+
+
+def responsiveness(v: list[PRVerdict], settings: Settings) -> ComponentResult:
+    outside = [x for x in v if x.outside]
+    if not outside:
+        return ComponentResult("responsiveness", None, {"outside_prs": 0}, "missing: no judgeable outside PRs")
+    window_h = settings.window.response_days * 24.0
+    hours = [x.hours_to_response for x in outside if x.hours_to_response is not None]
+    answered = sum(1 for x in outside if x.answered) / len(outside)
+    decided = sum(1 for x in outside if x.decided) / len(outside)
+    med, p90 = quantile(hours, 0.5), quantile(hours, 0.9)
+    inputs = {
+        "outside_prs": len(outside),
+        "answered_share": round(answered, 4),
+        "median_hours_to_first_response": None if med is None else round(med, 1),
+        "p90_hours_to_first_response": None if p90 is None else round(p90, 1),
+        "decided_share": round(decided, 4),
+    }
+    parts = [("answered share", answered, 0.5), ("median time", time_score(med, window_h), 0.2),
+             ("p90 time", time_score(p90, window_h), 0.1), ("decided share", decided, 0.2)]
+    return _result("responsiveness", parts, inputs, "answers, speed and decisions on outside PRs")
+
+
+def accessibility(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: int) -> ComponentResult:
+    gfi: float | None = None
+    inputs: dict[str, Any] = {}
+    if data.repo.has_issues:
+        open_gfi = [i for i in data.issues if i.state == "OPEN" and i.assignees == 0
+                    and any(norm_label(lb) in rules.gfi_labels for lb in i.labels)]
+        inputs["good_first_issues_open_unassigned"] = len(open_gfi)
+        inputs["good_first_issues"] = [{"number": i.number, "title": i.title} for i in open_gfi[:20]]
+        gfi = logcap(len(open_gfi), 10)
+    firsts: dict[str, PRVerdict] = {}
+    later: dict[str, int] = {}
+    for x in sorted((x for x in v if x.author), key=lambda x: x.clock_start):
+        key = (x.author or "").lower()
+        if key in firsts:
+            later[key] = later.get(key, 0) + 1
+        elif x.outside and x.first_timer:
+            firsts[key] = x
+    merged_share = came_back = None
+    inputs["first_timers"] = len(firsts)
+    if len(firsts) >= min_sample:
+        merged_share = sum(1 for x in firsts.values() if x.merged) / len(firsts)
+        came_back = sum(1 for k in firsts if later.get(k)) / len(firsts)
+        inputs.update({"first_timer_merged_share": round(merged_share, 4),
+                       "first_timers_came_back_share": round(came_back, 4)})
+    parts = [("good first issues", gfi, 0.4), ("first-timer merges", merged_share, 0.35), ("first-timers back", came_back, 0.25)]
+    return _result("accessibility", parts, inputs, "open good first issues and how first-timers fare")
+
+
+def governance(data: RepoData, maintainers: Maintainers) -> ComponentResult:
+    c = data.community
+    files = {"contributing": c.contributing, "code_of_conduct": c.code_of_conduct, "security_policy": c.security_policy,
+             "governance": c.governance, "codeowners": bool(c.codeowners)}
+    active = maintainers.active()
+    org = data.repo.owner_type == "Organization"
+    inputs = {**files, "active_maintainers": active, "organisation_owned": org}
+    parts = [("community files", sum(files.values()) / len(files), 0.5), ("bus factor", logcap(active, 5), 0.3),
+             ("organisation", 1.0 if org else 0.0, 0.2)]
+    return _result("governance", parts, inputs, "community files, active maintainers and ownership")
+
+
+def dependents(data: RepoData) -> ComponentResult:
+    d = data.dependents
+    if d is None or (d.dependent_packages is None and d.dependent_repos is None):
+        return ComponentResult("dependents", None, {"ecosystem": d.ecosystem if d else None},
+                               "missing: the dependents service has no data for this project")
+    pk, rp = d.dependent_packages or 0, d.dependent_repos or 0
+    inputs = {"ecosystem": d.ecosystem, "package": d.package, "dependent_packages": pk, "dependent_repos": rp}
+    return _result("dependents", [("packages", logcap(pk, 1000), 0.6), ("repositories", logcap(rp, 50_000), 0.4)],
+                   inputs, "packages and repositories that depend on it (log-scaled)")
+
+
+def review_ci(v: list[PRVerdict], min_sample: int) -> ComponentResult:
+    considered = [x for x in v if x.excluded not in ("before_window", "bot")]
+    merged = [x for x in considered if x.merged]
+    reviewed = sum(1 for x in merged if x.reviewed_by_other) / len(merged) if len(merged) >= min_sample else None
+    ci = sum(1 for x in considered if x.has_ci) / len(considered) if len(considered) >= min_sample else None
+    inputs = {"merged_prs": len(merged), "reviewed_share": None if reviewed is None else round(reviewed, 4),
+              "prs": len(considered), "ci_share": None if ci is None else round(ci, 4)}
+    return _result("review_ci", [("review before merge", reviewed, 0.6), ("CI checks", ci, 0.4)], inputs,
+                   "review by someone else before merge, and CI checks on PRs")
+
+
+def reach(data: RepoData) -> ComponentResult:
+    r = data.repo
+    return _result("reach", [("stars", logcap(r.stars, 100_000), 0.7), ("forks", logcap(r.forks, 20_000), 0.3)],
+                   {"stars": r.stars, "forks": r.forks}, "stars and forks (log-scaled)")
+
+
+def systems_fit(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: int) -> ComponentResult:
+    code = {lang: b for lang, b in data.repo.languages if lang not in rules.markup_languages}
+    total = sum(code.values())
+    if not total:
+        return ComponentResult("systems_fit", None, {}, "missing: no language data")
+    share = sum(b for lang, b in code.items() if lang in rules.fit_languages) / total
+    topics = sorted(set(data.repo.topics) & rules.fit_topics)
+    merged = [x for x in v if x.merged and x.excluded not in ("before_window", "bot")]
+    depth = min(1.0, (sum(x.reviews for x in merged) / len(merged)) / 2) if len(merged) >= min_sample else None
+    inputs = {"systems_language_share": round(share, 4), "systems_topics": topics,
+              "reviews_per_merged_pr": None if depth is None else round(depth * 2, 2)}
+    parts = [("systems languages", share, 0.5), ("systems topics", 1.0 if topics else 0.0, 0.3), ("review depth", depth, 0.2)]
+    return _result("systems_fit", parts, inputs, "systems languages, topics and review depth")
+
+
+def ai_readiness(data: RepoData, v: list[PRVerdict], min_sample: int) -> ComponentResult:
+    policy = list(data.community.ai_policy)
+    considered = [x for x in v if x.excluded not in ("before_window", "bot")]
+    ci = sum(1 for x in considered if x.has_ci) / len(considered) if len(considered) >= min_sample else None
+    ai_prs = [x for x in v if x.outside and x.ai_assisted]
+    fare = sum(1 for x in ai_prs if x.answered) / len(ai_prs) if len(ai_prs) >= min_sample else None
+    inputs = {"ai_policy_files": policy, "ci_share": None if ci is None else round(ci, 4), "ai_assisted_prs": len(ai_prs),
+              "ai_assisted_answered_share": None if fare is None else round(fare, 4)}
+    parts = [("AI policy", 1.0 if policy else 0.0, 0.5), ("CI", ci, 0.3), ("AI-assisted PRs answered", fare, 0.2)]
+    return _result("ai_readiness", parts, inputs, "an AI contribution policy, CI, and how AI-assisted PRs fare")
+
+
+def all_components(data: RepoData, v: list[PRVerdict], maintainers: Maintainers, rules: Rules,
+                   settings: Settings) -> dict[str, ComponentResult]:
+    k = settings.components.min_sample
+    makers: dict[str, Callable[[], ComponentResult]] = {
+        "responsiveness": lambda: responsiveness(v, settings),
+        "accessibility": lambda: accessibility(data, v, rules, k),
+        "governance": lambda: governance(data, maintainers),
+        "dependents": lambda: dependents(data),
+        "review_ci": lambda: review_ci(v, k),
+        "reach": lambda: reach(data),
+        "systems_fit": lambda: systems_fit(data, v, rules, k),
+        "ai_readiness": lambda: ai_readiness(data, v, k),
+    }
+    return {name: make() for name, make in makers.items()}

@@ -1,0 +1,159 @@
+"""Evaluation of a snapshot: every repository through the gates, then scores and ranks.
+
+Pure: it takes rows (RepoData), accounts, settings and `as_of`, and returns results; it never
+reads the clock, the network or the store. `snapshot.py` joins it to the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from porchlamp.config import Settings
+from porchlamp.evaluate import gates as g
+from porchlamp.evaluate.components import ComponentResult, all_components
+from porchlamp.evaluate.people import find_maintainers
+from porchlamp.evaluate.pulls import PRVerdict, judge_pulls
+from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
+from porchlamp.evaluate.rules import Rules, load_rules
+from porchlamp.evaluate.slices import ecosystem, star_bucket
+from porchlamp.models import Account, RepoData, as_of_instant
+
+STATUS_ORDER = ("not_software", "not_real_project", "no_license", "stale", "black_hole", "undecided", "unrated", "ranked")
+
+
+@dataclass(frozen=True)
+class RepoResult:
+    repo: str
+    status: str
+    kind: str
+    reason: str
+    ecosystem: str
+    ecosystem_why: str
+    star_bucket: str
+    stars: int
+    forks: int
+    language: str | None
+    description: str | None
+    gates: tuple[g.GateResult, ...]
+    prs: tuple[PRVerdict, ...]
+    maintainers: dict[str, str]
+    components: dict[str, ComponentResult] = field(default_factory=dict)
+    profiles: dict[str, ProfileScore] = field(default_factory=dict)
+    judged: bool = False  # went through the black-hole verdict with enough outside PRs
+    borderline: bool = False
+    fork_note: str | None = None
+    review_happens: str | None = None
+
+    @property
+    def outside(self) -> list[PRVerdict]:
+        return [v for v in self.prs if v.outside]
+
+    def evidence(self) -> dict[str, Any]:
+        return {gr.gate: {"passed": gr.passed, "reason": gr.reason, **gr.evidence} for gr in self.gates}
+
+
+def window(as_of: date, settings: Settings) -> tuple[datetime, datetime]:
+    end = as_of_instant(as_of)
+    return end - timedelta(days=settings.window.days), end
+
+
+def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Settings, rules: Rules,
+                  as_of: date) -> RepoResult:
+    """Status, kind, reason and evidence of one repository; components if it reaches scoring."""
+    start, end = window(as_of, settings)
+    maint = find_maintainers(data, start, end, rules)
+    verdicts = judge_pulls(data, accounts, maint, rules, settings, start, end)
+    eco, eco_why = ecosystem(data, rules)
+    r = data.repo
+    base: dict[str, Any] = dict(
+        repo=r.name_with_owner, ecosystem=eco, ecosystem_why=eco_why, star_bucket=star_bucket(r.stars), stars=r.stars,
+        forks=r.forks, language=r.primary_language, description=r.description, prs=tuple(verdicts),
+        maintainers=dict(maint.reasons),
+    )
+    done: list[g.GateResult] = []
+
+    def fail(gr: g.GateResult, **extra: Any) -> RepoResult:
+        return RepoResult(status=gr.status or "", kind=gr.kind or "", reason=gr.reason, gates=tuple(done), **base, **extra)
+
+    checks: list[Callable[[], g.GateResult]] = [
+        lambda: g.gate_software(r, rules),
+        lambda: g.gate_real_project(r),
+        lambda: g.gate_license(r),
+        lambda: g.gate_activity(data.commits, rules, start, end),
+    ]
+    fork_note = None
+    for check in checks:
+        gr = check()
+        done.append(gr)
+        fork_note = fork_note or gr.evidence.get("fork_note")
+        if not gr.passed:
+            return fail(gr, fork_note=fork_note)
+    off = g.gate_off_github(data, verdicts, rules, start, end)
+    done.append(off)
+    if not off.passed:
+        return fail(off, fork_note=fork_note, review_happens=off.evidence.get("review_happens"))
+    bh = g.gate_black_hole(verdicts, settings)
+    done.append(bh)
+    judged = bool(bh.evidence["judged"])
+    borderline = bool(bh.evidence.get("borderline"))
+    if not bh.passed:
+        return fail(bh, fork_note=fork_note, judged=True)
+    comps = all_components(data, verdicts, maint, rules, settings)
+    n = int(bh.evidence["outside_prs"])
+    extra = dict(components=comps, judged=judged, borderline=borderline, fork_note=fork_note)
+    if n < settings.unrated.min_outside_prs:
+        return RepoResult(status="unrated", kind="too_few_prs", gates=tuple(done),
+                          reason=f"unrated: {n} judgeable outside PRs, fewer than the {settings.unrated.min_outside_prs} a fair score needs",
+                          **base, **extra)
+    cov = profile_score(comps, "default", settings).coverage
+    if cov < settings.unrated.min_coverage:
+        missing = sorted(c for c in settings.profiles["default"] if not comps[c].measured)
+        return RepoResult(status="unrated", kind="low_coverage", gates=tuple(done),
+                          reason=f"unrated: only {cov:.0%} of the default profile could be measured (missing: {', '.join(missing)})",
+                          **base, **extra)
+    kind = "borderline" if borderline else "responsive" if judged else "few_prs"
+    return RepoResult(status="ranked", kind=kind, reason=bh.reason, gates=tuple(done), **base, **extra)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    as_of: date
+    settings: Settings
+    results: tuple[RepoResult, ...]
+
+    def by_repo(self) -> dict[str, RepoResult]:
+        return {r.repo: r for r in self.results}
+
+
+def evaluate_snapshot(
+    repos: Iterable[RepoData],
+    accounts: Mapping[str, Account],
+    settings: Settings,
+    as_of: date,
+    progress: Callable[[int], None] | None = None,
+) -> Snapshot:
+    """Evaluate every repository, then score and rank the ranked ones in every profile."""
+    rules = load_rules(settings)
+    results = []
+    for data in repos:
+        results.append(evaluate_repo(data, accounts, settings, rules, as_of))
+        if progress:
+            progress(1)
+    return rerank(Snapshot(as_of, settings, tuple(results)), settings)
+
+
+def rerank(snapshot: Snapshot, settings: Settings) -> Snapshot:
+    """Scores and ranks under `settings`' profiles, without judging a single PR again."""
+    ranked = [Rankable(r.repo, r.components, len(r.outside)) for r in snapshot.results if r.status == "ranked"]
+    table = rank_all(ranked, settings)
+    results = []
+    for r in snapshot.results:
+        if r.status == "ranked":
+            r = replace(r, profiles=table[r.repo])
+        elif r.components:
+            r = replace(r, profiles={p: profile_score(r.components, p, settings) for p in settings.profiles})
+        results.append(r)
+    return Snapshot(snapshot.as_of, settings, tuple(results))

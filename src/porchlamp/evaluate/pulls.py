@@ -1,0 +1,233 @@
+"""Per pull request (SPEC sections 4-5): outside or excluded with a reason, when its clock
+starts, and its one outcome: answered (with the first response), closed silently, or unanswered.
+
+Only what happened before the snapshot instant counts, so a later collection into the same
+store does not change an earlier snapshot's verdicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from porchlamp.config import Settings
+from porchlamp.evaluate.people import Maintainers, bot_reason, is_bot_text, is_brand_new
+from porchlamp.evaluate.rules import Rules
+from porchlamp.models import Account, PullRequest, RepoData, TimelineItem
+
+# Exclusion reasons, in the order they are checked; the first that applies is recorded.
+EXCLUSION_REASONS: dict[str, str] = {
+    "before_window": "opened before the window",
+    "deleted_author": "author's account was deleted",
+    "mannequin": "author is a mannequin (imported placeholder)",
+    "bot": "author is a bot",
+    "maintainer": "author is a maintainer",
+    "brand_new_account": "author's account was brand-new",
+    "draft": "draft never marked ready for review",
+    "too_young": "younger than the response window at the snapshot",
+    "self_closed": "closed by its author before anyone responded",
+}
+OUTCOMES = ("answered", "closed_silently", "unanswered")
+FIRST_TIMER_ASSOCIATIONS = frozenset({"FIRST_TIMER", "FIRST_TIME_CONTRIBUTOR"})
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    kind: str  # comment, review or merge
+    actor: str | None
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PRVerdict:
+    repo: str
+    number: int
+    author: str | None
+    author_association: str
+    created_at: datetime
+    clock_start: datetime
+    excluded: str | None
+    outcome: str | None
+    response: Response | None  # the first responder's response, at any time before the snapshot
+    hours_to_response: float | None
+    decided: bool  # merged, or closed by someone else, within the decided window
+    merged: bool
+    reviewed_by_other: bool
+    reviews: int
+    has_ci: bool
+    first_timer: bool
+    ai_assisted: bool
+    title: str
+
+    @property
+    def outside(self) -> bool:
+        return self.excluded is None
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/{self.repo}/pull/{self.number}"
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome == "answered"
+
+
+def clock_start(pr: PullRequest, items: tuple[TimelineItem, ...]) -> tuple[datetime, bool]:
+    """(when the clock starts, was it opened as a draft): a ready-for-review event with no
+    earlier convert-to-draft means the PR was opened as a draft; its clock starts then."""
+    for item in items:
+        if item.kind == "converted_to_draft":
+            return pr.created_at, False
+        if item.kind == "ready_for_review":
+            return item.created_at, True
+    return pr.created_at, pr.is_draft
+
+
+def _is_responder(item: TimelineItem, pr: PullRequest, maintainers: Maintainers, rules: Rules) -> bool:
+    if item.kind not in ("comment", "review") or not item.actor:
+        return False
+    if pr.author and item.actor.lower() == pr.author.lower():
+        return False
+    if bot_reason(item.actor, item.actor_type, rules) is not None or is_bot_text(item.body, rules):
+        return False
+    return item.actor in maintainers or item.actor_association == "CONTRIBUTOR"
+
+
+def judge_pull(
+    pr: PullRequest,
+    items: tuple[TimelineItem, ...],
+    accounts: Mapping[str, Account],
+    maintainers: Maintainers,
+    rules: Rules,
+    settings: Settings,
+    start: datetime,
+    end: datetime,
+) -> PRVerdict:
+    """The verdict on one PR of a repository, for the window [start, end)."""
+    w = settings.window
+    response_window = timedelta(days=w.response_days)
+    seen = tuple(i for i in items if i.created_at < end)
+    clock, opened_as_draft = clock_start(pr, seen)
+
+    responses: list[Response] = []
+    author_close: datetime | None = None
+    other_close: datetime | None = None
+    human_close: datetime | None = None
+    merged_at: datetime | None = None
+    reviews = 0
+    reviewed_by_other = False
+    author = pr.author.lower() if pr.author else None
+    for item in seen:
+        actor = item.actor.lower() if item.actor else None
+        if item.kind == "merged":
+            merged_at = merged_at or item.created_at
+            responses.append(Response("merge", item.actor, item.created_at))
+        elif item.kind == "closed":
+            if actor is not None and actor == author:
+                author_close = author_close or item.created_at
+            else:
+                other_close = other_close or item.created_at
+                if bot_reason(item.actor, item.actor_type, rules) is None and item.actor:
+                    human_close = human_close or item.created_at
+        elif _is_responder(item, pr, maintainers, rules):
+            responses.append(Response(item.kind, item.actor, item.created_at))
+        if item.kind == "review" and actor != author and bot_reason(item.actor, item.actor_type, rules) is None:
+            reviews += 1
+            if merged_at is None:
+                reviewed_by_other = True
+    if merged_at is None and pr.merged_at is not None and pr.merged_at < end:
+        merged_at = pr.merged_at
+        responses.append(Response("merge", pr.merged_by, pr.merged_at))
+    first = min(responses, key=lambda r: r.at) if responses else None
+    deadline = clock + response_window
+
+    excluded = _exclusion(pr, accounts, maintainers, rules, settings, start, end, clock, opened_as_draft, seen,
+                          author_close, first, deadline)
+    outcome = None
+    if excluded is None:
+        if first is not None and first.at <= deadline:
+            outcome = "answered"
+        elif human_close is not None and human_close <= deadline and (first is None or first.at > human_close):
+            outcome = "closed_silently"
+        else:
+            outcome = "unanswered"
+    decided_by = clock + timedelta(days=w.decided_days)
+    decided = (merged_at is not None and merged_at <= decided_by) or (other_close is not None and other_close <= decided_by)
+    body = (pr.body or "").lower()
+    return PRVerdict(
+        repo=pr.repo,
+        number=pr.number,
+        author=pr.author,
+        author_association=pr.author_association,
+        created_at=pr.created_at,
+        clock_start=clock,
+        excluded=excluded,
+        outcome=outcome,
+        response=first,
+        hours_to_response=max(0.0, (first.at - clock).total_seconds() / 3600) if first else None,
+        decided=decided,
+        merged=merged_at is not None,
+        reviewed_by_other=reviewed_by_other,
+        reviews=reviews,
+        has_ci=pr.has_ci,
+        first_timer=pr.author_association in FIRST_TIMER_ASSOCIATIONS,
+        ai_assisted=any(m in body for m in rules.ai_markers),
+        title=pr.title,
+    )
+
+
+def _exclusion(
+    pr: PullRequest,
+    accounts: Mapping[str, Account],
+    maintainers: Maintainers,
+    rules: Rules,
+    settings: Settings,
+    start: datetime,
+    end: datetime,
+    clock: datetime,
+    opened_as_draft: bool,
+    seen: tuple[TimelineItem, ...],
+    author_close: datetime | None,
+    first: Response | None,
+    deadline: datetime,
+) -> str | None:
+    if not (start <= pr.created_at < end):
+        return "before_window"
+    if pr.author is None:
+        return "deleted_author"
+    if pr.author_type == "Mannequin" or pr.author_association == "MANNEQUIN":
+        return "mannequin"
+    if bot_reason(pr.author, pr.author_type, rules) is not None:
+        return "bot"
+    if pr.author in maintainers:
+        return "maintainer"
+    acct = accounts.get(pr.author)
+    if is_brand_new(acct.created_at if acct else None, pr.created_at, settings.window.brand_new_account_days):
+        return "brand_new_account"
+    if opened_as_draft and not any(i.kind == "ready_for_review" for i in seen):
+        return "draft"
+    if clock + timedelta(days=settings.window.response_days) > end:
+        return "too_young"
+    # Withdrawn by its author inside the response window before anyone answered: not the
+    # project's silence. A close after the window had run out is the author giving up.
+    if author_close is not None and author_close <= deadline and (first is None or first.at > author_close):
+        return "self_closed"
+    return None
+
+
+def judge_pulls(
+    data: RepoData,
+    accounts: Mapping[str, Account],
+    maintainers: Maintainers,
+    rules: Rules,
+    settings: Settings,
+    start: datetime,
+    end: datetime,
+) -> list[PRVerdict]:
+    """Verdicts on every PR of a repository opened before the snapshot."""
+    return [
+        judge_pull(pr, data.timeline.get(pr.number, ()), accounts, maintainers, rules, settings, start, end)
+        for pr in data.pulls
+        if pr.created_at < end
+    ]

@@ -1,0 +1,106 @@
+"""The reviewed data evaluation consults: known bots and patterns, bot message templates,
+label variants, software and off-GitHub signals. Read once from the package, extended by config.
+
+Reading packaged files is deterministic; nothing here reads the clock or the network.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from porchlamp.config import Settings
+
+
+def _load(name: str) -> dict[str, Any]:
+    text = resources.files("porchlamp.data").joinpath(name).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def norm_label(label: str) -> str:
+    """Label variants compare alike: case, '-', '_' and runs of spaces do not matter."""
+    return " ".join(label.lower().replace("-", " ").replace("_", " ").split())
+
+
+@dataclass(frozen=True)
+class Rules:
+    bot_logins: frozenset[str]
+    bot_sources: dict[str, str]
+    bot_patterns: tuple[str, ...]
+    bot_templates: tuple[str, ...]
+    list_topics: frozenset[str]
+    docs_topics: frozenset[str]
+    data_topics: frozenset[str]
+    list_name_prefixes: tuple[str, ...]
+    docs_name_suffixes: tuple[str, ...]
+    data_name_suffixes: tuple[str, ...]
+    list_description: tuple[str, ...]
+    docs_description: tuple[str, ...]
+    data_description: tuple[str, ...]
+    markup_languages: frozenset[str]
+    manifests: frozenset[str]
+    min_code_ratio: float
+    eco_manifests: tuple[tuple[str, str], ...]
+    systems_languages: frozenset[str]
+    systems_label: str
+    fit_languages: frozenset[str]
+    fit_topics: frozenset[str]
+    gfi_labels: frozenset[str]
+    ai_files: tuple[str, ...]
+    ai_markers: tuple[str, ...]
+    gerrit_markers: tuple[str, ...]
+    mailing_list_markers: tuple[str, ...]
+    lockdown_markers: tuple[str, ...]
+    template_markers: tuple[str, ...]
+    commit_trailers: tuple[str, ...]
+    bridge_bots: dict[str, str]
+
+
+@lru_cache(maxsize=8)
+def _base() -> tuple[dict[str, Any], dict[str, Any]]:
+    return _load("bots.toml"), _load("signals.toml")
+
+
+def load_rules(settings: Settings) -> Rules:
+    """The packaged rules, with the bots that configuration adds."""
+    bots, sig = _base()
+    sources = {e["name"].lower(): e["source"] for e in bots["login"]}
+    for login in settings.bots.extra_logins:
+        sources[login.lower()] = "added in porchlamp.toml"
+    sw, eco, fit, og = sig["software"], sig["ecosystems"], sig["systems_fit"], sig["off_github"]
+    low = lambda xs: tuple(x.lower() for x in xs)  # noqa: E731
+    return Rules(
+        bot_logins=frozenset(sources),
+        bot_sources=sources,
+        bot_patterns=tuple(p.lower() for p in (*bots["patterns"]["list"], *settings.bots.extra_patterns)),
+        bot_templates=low(sig["bot_text"]["templates"]),
+        list_topics=frozenset(sw["list_topics"]),
+        docs_topics=frozenset(sw["docs_topics"]),
+        data_topics=frozenset(sw["data_topics"]),
+        list_name_prefixes=low(sw["list_name_prefixes"]),
+        docs_name_suffixes=low(sw["docs_name_suffixes"]),
+        data_name_suffixes=low(sw["data_name_suffixes"]),
+        list_description=low(sw["list_description"]),
+        docs_description=low(sw["docs_description"]),
+        data_description=low(sw["data_description"]),
+        markup_languages=frozenset(sw["markup_languages"]),
+        manifests=frozenset(sw["manifests"]),
+        min_code_ratio=float(sw["min_code_ratio"]),
+        eco_manifests=tuple((m, e) for m, e in eco["manifests"]),
+        systems_languages=frozenset(eco["systems_languages"]),
+        systems_label=eco["systems_label"],
+        fit_languages=frozenset(fit["languages"]),
+        fit_topics=frozenset(fit["topics"]),
+        gfi_labels=frozenset(norm_label(x) for x in sig["labels"]["good_first_issue"]),
+        ai_files=tuple(sig["ai_policy"]["files"]),
+        ai_markers=low(sig["ai_policy"]["pr_markers"]),
+        gerrit_markers=low(og["gerrit_markers"]),
+        mailing_list_markers=low(og["mailing_list_markers"]),
+        lockdown_markers=low(og["lockdown_markers"]),
+        template_markers=low(og["template_markers"]),
+        commit_trailers=low(og["commit_trailers"]),
+        bridge_bots={k.lower(): v for k, v in og["bridge_bots"].items()},
+    )

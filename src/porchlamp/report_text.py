@@ -1,0 +1,71 @@
+"""The report as Rich tables for the terminal, laid out the way the write-ups show the figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+GATE_LABELS = (
+    ("not_software", "1. Is it software?"),
+    ("not_real_project", "2. Is it still a real project?"),
+    ("no_license", "3. Open-source license?"),
+    ("stale", "4. Is anyone still working on it?"),
+    ("black_hole", "5. Does anyone answer outside PRs? (black hole)"),
+    ("undecided", "— undecided (review happens off GitHub)"),
+    ("unrated", "— unrated (too little to score fairly)"),
+    ("ranked", "— ranked"),
+)
+
+
+def _pct(share: float | None) -> str:
+    return "–" if share is None else f"{share * 100:.1f}%"
+
+
+def print_report(data: dict[str, Any], console: Console) -> None:
+    total = data["projects_total"]
+    f = data["funnel"]
+    console.print(f"[bold]Porchlamp snapshot {data['as_of']}[/]: {f['ranked']:,} of {total:,} projects ranked; "
+                  f"the other {total - f['ranked']:,} are listed with their reason.")
+    t = Table(title="The funnel", title_justify="left")
+    t.add_column("gate")
+    t.add_column("projects", justify="right")
+    t.add_column("kinds")
+    for key, label in GATE_LABELS:
+        kinds = ", ".join(f"{k.replace('_', ' ')} {n:,}" for k, n in sorted(data["funnel_kinds"][key].items()))
+        t.add_row(label, f"{f[key]:,}", kinds)
+    console.print(t)
+    judged, bh = data["judged_for_black_hole"], data["black_holes_among_judged"]
+    console.print(f"Outside pull requests followed: {data['outside_prs']:,} PRs from {data['outside_authors']:,} people.")
+    console.print(f"Black holes: {bh:,} of {judged:,} judged projects ({_pct(bh / judged if judged else None)}).")
+    e = Table(title="Which ecosystems leave your pull request hanging", title_justify="left")
+    e.add_column("Ecosystem")
+    e.add_column("Projects judged", justify="right")
+    e.add_column("Black holes", justify="right")
+    for eco, row in sorted(data["black_hole_by_ecosystem"].items(), key=lambda x: -(x[1]["share"] or 0)):
+        e.add_row(eco, f"{row['judged']:,}", _pct(row["share"]))
+    console.print(e)
+    s = Table(title="More stars, more silence", title_justify="left")
+    s.add_column("Stars")
+    s.add_column("Projects judged", justify="right")
+    s.add_column("Black holes", justify="right")
+    for bucket, row in data["black_hole_by_stars"].items():
+        s.add_row(bucket, f"{row['judged']:,}", _pct(row["share"]))
+    console.print(s)
+    console.print(f"Of the {data['top100_by_stars']} most-starred projects, {data['top100_overlap']} reach the top 100 "
+                  "of the default ranking.")
+    r = Table(title="Time to first human response (outside PRs)", title_justify="left")
+    r.add_column("within")
+    r.add_column("PRs", justify="right")
+    for label, n in data["time_to_first_response"].items():
+        r.add_row(label, f"{n:,}")
+    console.print(r)
+    top = sorted((p for p in data["projects"] if p["status"] == "ranked"), key=lambda p: p["ranks"].get("default", 10**9))[:10]
+    if top:
+        k = Table(title="Top of the default ranking", title_justify="left")
+        for col in ("rank", "project", "tier", "score", "ecosystem"):
+            k.add_column(col)
+        for p in top:
+            k.add_row(str(p["ranks"].get("default")), p["repo"], p["tier"] or "", f"{p['score']:.1f}", p["ecosystem"])
+        console.print(k)

@@ -1,0 +1,161 @@
+"""Joins evaluation to the store: reads rows, evaluates a snapshot, writes its results back,
+re-ranks a stored snapshot under new profiles, and builds the report from stored results.
+
+The only module that knows both the store and evaluation; evaluation itself stays pure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from porchlamp import __version__
+from porchlamp.config import Settings
+from porchlamp.evaluate import Snapshot, evaluate_snapshot
+from porchlamp.evaluate.components import ComponentResult
+from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
+from porchlamp.evaluate.report import build_report
+from porchlamp.store import Store
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be evaluated or read as asked; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class EvaluateSummary:
+    as_of: date
+    repos: int
+    statuses: dict[str, int]
+    outside_prs: int
+
+
+def resolve_as_of(store: Store, as_of: date | None) -> date:
+    """The snapshot date: the one given, else the date the store's data was collected for."""
+    collected = store.get_meta("collected_as_of")
+    if as_of is None:
+        if collected is None:
+            raise SnapshotError(f"{store.path}: no data collected yet; run `porchlamp collect` first, or pass --as-of")
+        return date.fromisoformat(collected)
+    if collected is not None and as_of > date.fromisoformat(collected):
+        raise SnapshotError(
+            f"as_of {as_of} is after the data in {store.path}, collected for {collected}; "
+            f"collect again with --as-of {as_of}, or evaluate an earlier date"
+        )
+    return as_of
+
+
+def _js(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _profile_rows(as_of: date, items: Iterable[tuple[str, Mapping[str, ProfileScore]]]) -> dict[str, list[Any]]:
+    """Columns of `profile_results` from (repo, {profile: score}) pairs."""
+    cols: dict[str, list[Any]] = {k: [] for k in ("as_of", "repo", "profile", "score", "coverage", "tier", "rank", "delta", "explain")}
+    for repo, profiles in items:
+        for name, p in profiles.items():
+            for k, v in (("as_of", as_of), ("repo", repo), ("profile", name), ("score", p.score), ("coverage", p.coverage),
+                         ("tier", p.tier), ("rank", p.rank), ("delta", p.delta), ("explain", _js(list(p.explain)))):
+                cols[k].append(v)
+    return cols
+
+
+def snapshot_rows(snap: Snapshot) -> dict[str, dict[str, list[Any]]]:
+    """A snapshot as columns of the store's result tables."""
+    a = snap.as_of
+    res: dict[str, list[Any]] = {}
+    prs: dict[str, list[Any]] = {}
+    comps: dict[str, list[Any]] = {}
+
+    def put(cols: dict[str, list[Any]], row: dict[str, Any]) -> None:
+        for k, v in row.items():
+            cols.setdefault(k, []).append(v)
+
+    for r in snap.results:
+        outside = r.outside
+        put(res, {
+            "as_of": a, "repo": r.repo, "status": r.status, "kind": r.kind, "reason": r.reason, "ecosystem": r.ecosystem,
+            "ecosystem_why": r.ecosystem_why, "star_bucket": r.star_bucket, "stars": r.stars, "forks": r.forks,
+            "language": r.language, "description": r.description, "judged": r.judged, "borderline": r.borderline,
+            "fork_note": r.fork_note, "review_happens": r.review_happens, "outside_prs": len(outside),
+            "answered": sum(1 for v in outside if v.outcome == "answered"),
+            "closed_silently": sum(1 for v in outside if v.outcome == "closed_silently"),
+            "unanswered": sum(1 for v in outside if v.outcome == "unanswered"),
+            "evidence": _js(r.evidence()), "maintainers": _js(r.maintainers),
+        })
+        for v in r.prs:
+            put(prs, {
+                "as_of": a, "repo": r.repo, "number": v.number, "title": v.title, "author": v.author,
+                "author_association": v.author_association, "created_at": v.created_at, "clock_start": v.clock_start,
+                "excluded": v.excluded, "outcome": v.outcome,
+                "response_kind": v.response.kind if v.response else None,
+                "response_actor": v.response.actor if v.response else None,
+                "response_at": v.response.at if v.response else None,
+                "hours_to_response": v.hours_to_response, "decided": v.decided, "merged": v.merged,
+                "first_timer": v.first_timer, "ai_assisted": v.ai_assisted,
+            })
+        for name, c in r.components.items():
+            put(comps, {"as_of": a, "repo": r.repo, "component": name, "score": c.score, "inputs": _js(c.inputs), "reason": c.reason})
+    return {"results": res, "pr_results": prs, "component_results": comps, "profile_results": _profile_rows(a, ((r.repo, r.profiles) for r in snap.results))}
+
+
+def evaluate_store(store: Store, as_of: date | None, settings: Settings,
+                   progress: Callable[[int], None] | None = None) -> EvaluateSummary:
+    """Evaluate every repository in the store for `as_of` and store the snapshot (replacing it)."""
+    when = resolve_as_of(store, as_of)
+    snap = evaluate_snapshot(store.iter_repo_data(), store.accounts(), settings, when, progress)
+    store.write_snapshot(
+        when,
+        {"settings": settings.model_dump_json(), "porchlamp_version": __version__, "repos": len(snap.results)},
+        snapshot_rows(snap),
+    )
+    statuses: dict[str, int] = {}
+    for r in snap.results:
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+    return EvaluateSummary(when, len(snap.results), statuses, sum(len(r.outside) for r in snap.results))
+
+
+def stored_as_of(store: Store, as_of: date | None) -> date:
+    """An evaluated snapshot's date: the one given (it must exist), else the latest."""
+    dates = store.snapshot_dates()
+    if not dates:
+        raise SnapshotError(f"{store.path}: no evaluated snapshot; run `porchlamp evaluate` first")
+    if as_of is None:
+        return dates[-1]
+    if as_of not in dates:
+        raise SnapshotError(f"{store.path}: no snapshot for {as_of}; evaluated: {', '.join(str(d) for d in dates)}")
+    return as_of
+
+
+def rerank_store(store: Store, as_of: date | None, settings: Settings) -> int:
+    """Re-score and re-rank a stored snapshot under `settings`' profiles from its stored
+    components: no PR is judged again and nothing is collected. Returns projects ranked."""
+    when = stored_as_of(store, as_of)
+    comps: dict[str, dict[str, ComponentResult]] = {}
+    for row in store.query("SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ?", [when]):
+        comps.setdefault(row["repo"], {})[row["component"]] = ComponentResult(
+            row["component"], row["score"], json.loads(row["inputs"]), row["reason"])
+    ranked = store.query("SELECT repo, outside_prs FROM results WHERE as_of = ? AND status = 'ranked'", [when])
+    table = rank_all([Rankable(r["repo"], comps.get(r["repo"], {}), r["outside_prs"]) for r in ranked], settings)
+    pairs = ((repo, table.get(repo) or {p: profile_score(c, p, settings) for p in settings.profiles})
+             for repo, c in sorted(comps.items()))
+    store.replace_profiles(when, _profile_rows(when, pairs))
+    return len(ranked)
+
+
+def report_from_store(store: Store, as_of: date | None = None) -> dict[str, Any]:
+    """The report of SPEC section 11 for a stored snapshot, as data."""
+    when = stored_as_of(store, as_of)
+    projects = store.query(
+        "SELECT repo, status, kind, reason, ecosystem, star_bucket, stars, judged, borderline, outside_prs, answered, "
+        "closed_silently, unanswered, review_happens FROM results WHERE as_of = ? ORDER BY repo", [when])
+    profiles = store.query("SELECT repo, profile, score, coverage, tier, rank, delta FROM profile_results WHERE as_of = ?", [when])
+    outside = store.query(
+        "SELECT count(*) AS prs, count(DISTINCT lower(author)) AS authors FROM pr_results "
+        "WHERE as_of = ? AND excluded IS NULL", [when])[0]
+    hours = [r["h"] for r in store.query(
+        "SELECT hours_to_response AS h FROM pr_results WHERE as_of = ? AND excluded IS NULL", [when])]
+    return build_report(when, projects, profiles, outside["prs"], outside["authors"], hours)

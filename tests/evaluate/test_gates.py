@@ -1,0 +1,132 @@
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from helpers import AS_OF, NOW, T0, accounts, data, human_commit, item, pr, repo
+
+from porchlamp.config import Settings
+from porchlamp.evaluate import gates as g
+from porchlamp.evaluate.engine import window
+from porchlamp.evaluate.people import find_maintainers
+from porchlamp.evaluate.pulls import judge_pulls
+from porchlamp.evaluate.rules import load_rules
+from porchlamp.models import Commit, CommunityFiles
+
+S = Settings()
+RULES = load_rules(S)
+START, END = window(AS_OF, S)
+D = timedelta(days=1)
+
+
+@pytest.mark.parametrize(
+    ("r", "passed", "kind"),
+    [
+        (repo("x/awesome-rust", languages=(), topics=("awesome", "awesome-list"), description="A curated list of Rust things",
+              root_files=("README.md",)), False, "awesome_list"),
+        (repo("x/widget-docs", languages=(("HTML", 90_000), ("CSS", 9_000)), topics=("documentation",),
+              root_files=("mkdocs.yml",)), False, "docs_only"),
+        (repo("x/census-dataset", languages=(("Python", 4_000),), disk_usage_kb=2_000_000, topics=("dataset",),
+              root_files=("data", "README.md")), False, "data_dump"),
+        (repo("x/notes", languages=(), topics=(), root_files=("README.md",), disk_usage_kb=300), False, "docs_only"),
+        (repo("x/awesome-cli", languages=(("TypeScript", 800_000),), topics=("awesome",), root_files=("package.json",)), True, None),
+        (repo("x/tiny-lib", languages=(("Python", 900),), disk_usage_kb=9_000, topics=(), root_files=("pyproject.toml",)), True, None),
+    ],
+)
+def test_software(r, passed: bool, kind: str | None) -> None:  # type: ignore[no-untyped-def]
+    res = g.gate_software(r, RULES)
+    assert (res.passed, res.kind) == (passed, kind)
+    assert res.reason and "code_bytes" in res.evidence
+    if not passed:
+        assert res.status == "not_software"
+
+
+@pytest.mark.parametrize(
+    ("kw", "passed", "kind", "note"),
+    [
+        ({"is_archived": True}, False, "archived", None),
+        ({"is_mirror": True}, False, "mirror", None),
+        ({"is_fork": True, "parent": "up/stream", "parent_stars": 9000, "stars": 100}, False, "fork", None),
+        ({"is_fork": True, "parent": "up/stream", "parent_stars": 90, "stars": 100}, True, None, "outstars"),
+        ({"is_fork": True, "parent": None, "stars": 5}, True, None, "parent_gone"),
+        ({"is_fork": True, "parent": "up/stream", "parent_stars": 9000, "parent_archived": True}, True, None, "parent_archived"),
+        ({}, True, None, None),
+    ],
+)
+def test_real_project(kw: dict, passed: bool, kind: str | None, note: str | None) -> None:  # type: ignore[type-arg]
+    res = g.gate_real_project(repo(**kw))
+    assert (res.passed, res.kind, res.evidence.get("fork_note")) == (passed, kind, note)
+
+
+@pytest.mark.parametrize(
+    ("spdx", "passed", "kind"),
+    [(None, False, "no_license"), ("NOASSERTION", False, "noassertion"), ("CC-BY-NC-4.0", False, "non_osi"),
+     ("BUSL-1.1", False, "non_osi"), ("LicenseRef-custom", False, "non_osi"), ("MIT", True, None),
+     ("GPL-3.0", True, None), ("Apache-2.0", True, None)],
+)
+def test_license(spdx: str | None, passed: bool, kind: str | None) -> None:
+    res = g.gate_license(repo(license_spdx=spdx))
+    assert (res.passed, res.kind) == (passed, kind)
+
+
+def test_activity() -> None:
+    bots = (Commit("a/b", "1" * 40, NOW - 5 * D, "dependabot", "dependabot[bot]", "Bot", "Bump"),
+            Commit("a/b", "2" * 40, NOW - 6 * D, None, "github-actions[bot]", None, "chore"))
+    old = Commit("a/b", "3" * 40, START - 10 * D, "maint", "Maint", "User", "Fix")
+    assert g.gate_activity(bots + (old,), RULES, START, END).kind == "bot_commits_only"
+    assert g.gate_activity((old,), RULES, START, END).kind == "no_commits"
+    unlinked = Commit("a/b", "4" * 40, NOW - 9 * D, None, "Jane Doe", None, "Fix")  # a person without a linked account
+    res = g.gate_activity(bots + (unlinked,), RULES, START, END)
+    assert res.passed and res.evidence["human_commits_in_window"] == 1
+
+
+def _verdicts(n: int, unanswered: int, silent: int = 0):  # type: ignore[no-untyped-def]
+    pulls, items = [], []
+    for i in range(1, n + 1):
+        pulls.append(pr(i, created=T0 + i * timedelta(hours=2)))
+        if i <= unanswered:
+            continue
+        if i <= unanswered + silent:
+            items.append(item("closed", T0 + 2 * D, "maint", number=i))
+        else:
+            items.append(item("comment", T0 + 2 * D, "maint", "MEMBER", number=i))
+    d = data(pulls=tuple(pulls), items=tuple(items))
+    return d, judge_pulls(d, accounts(), find_maintainers(d, START, END, RULES), RULES, S, START, END)
+
+
+def test_black_hole_needs_clear_evidence() -> None:
+    _, v = _verdicts(10, 9)
+    res = g.gate_black_hole(v, S)
+    assert (res.passed, res.status) == (False, "black_hole")
+    assert res.evidence["wilson_low"] > 0.5 and len(res.evidence["prs"]) == 10
+    assert res.evidence["prs"][0]["url"].startswith("https://github.com/acme/widget/pull/")
+    _, v = _verdicts(20, 12)  # 60% unanswered, but the interval reaches below one half
+    res = g.gate_black_hole(v, S)
+    assert res.passed and res.evidence["borderline"] and "borderline" in res.reason
+    _, v = _verdicts(9, 9)  # too few to judge
+    assert g.gate_black_hole(v, S).passed and not g.gate_black_hole(v, S).evidence["judged"]
+    _, v = _verdicts(12, 2, silent=8)  # silent closes are decisions, not silence
+    res = g.gate_black_hole(v, S)
+    assert res.passed and res.evidence["closed_silently"] == 8
+
+
+def test_off_github_gerrit_bridge() -> None:
+    d, v = _verdicts(10, 10)
+    bridged = tuple(item("comment", T0 + D, "gerritbot", "NONE", number=i,
+                         body="This PR has been imported to Gerrit for code review. Please visit https://go-review.googlesource.com/c/widget/+/1 to see it.")
+                    for i in range(1, 11))
+    d = replace(d, timeline={i: (bridged[i - 1],) for i in range(1, 11)})
+    res = g.gate_off_github(d, v, RULES, START, END)
+    assert (res.passed, res.status, res.kind) == (False, "undecided", "gerrit")
+    assert res.evidence["review_happens"] == "https://go-review.googlesource.com/c/widget/+/1"
+
+
+def test_off_github_template_and_trailers() -> None:
+    d, v = _verdicts(10, 10)
+    locked = replace(d, community=CommunityFiles("acme/widget", pr_template="We do not accept pull requests here."))
+    assert g.gate_off_github(locked, v, RULES, START, END).kind == "repo_lockdown"
+    trail = tuple(Commit("acme/widget", f"{i:040x}", NOW - i * D, "dev", "Dev", "User",
+                         f"Fix\n\nChange-Id: I{i:040x}\nReviewed-on: https://review.example/{i}") for i in range(1, 8))
+    assert g.gate_off_github(replace(d, commits=trail), v, RULES, START, END).kind == "gerrit"
+    one = replace(d, timeline={1: (item("comment", T0 + D, "gerritbot", body="imported to Gerrit", number=1),)})
+    assert g.gate_off_github(one, v, RULES, START, END).passed  # one stray bridge comment is not a verdict
+    assert g.gate_off_github(replace(d, commits=(human_commit(),)), v, RULES, START, END).passed

@@ -1,0 +1,66 @@
+"""Evaluation recovers the planted truth of sample worlds it has never seen (their seeds are
+used nowhere else): every repository's status and kind, every PR's exclusion and outcome."""
+
+import collections
+from pathlib import Path
+
+import pytest
+
+from datetime import date
+
+from porchlamp.config import Settings
+from porchlamp.evaluate import Snapshot, evaluate_snapshot
+from porchlamp.sample import generate_world, load_world, read_meta, read_truth
+from porchlamp.store import Store
+
+
+def _evaluate(tmp: Path, repos: int, seed: int) -> tuple[Snapshot, dict]:  # type: ignore[type-arg]
+    world = generate_world(tmp / "world", repos=repos, seed=seed).path
+    with Store(tmp / "s.duckdb") as store:
+        load_world(world, store)
+        snap = evaluate_snapshot(store.iter_repo_data(), store.accounts(), Settings(), date.fromisoformat(read_meta(world)["as_of"]))
+    return snap, read_truth(world)
+
+
+def _agreement(snap: Snapshot, truth: dict) -> dict:  # type: ignore[type-arg]
+    repo_bad = collections.Counter()
+    pr_bad = collections.Counter()
+    prs = 0
+    for r in snap.results:
+        t = truth["repos"][r.repo]
+        if (r.status, r.kind) != (t["status"], t["kind"]):
+            repo_bad[f"{t['status']}/{t['kind']} -> {r.status}/{r.kind}"] += 1
+        if r.status == "ranked" and t["fork"] != r.fork_note:
+            repo_bad[f"fork {t['fork']} -> {r.fork_note}"] += 1
+        if r.ecosystem != t["ecosystem"]:
+            repo_bad[f"ecosystem {t['ecosystem']} -> {r.ecosystem}"] += 1
+        for v in r.prs:
+            prs += 1
+            tp = truth["prs"][f"{r.repo}#{v.number}"]
+            if (v.outside, v.excluded, v.outcome) != (tp["outside"], tp["excluded"], tp["outcome"]):
+                pr_bad[f"{tp['case']}: {tp['excluded']}/{tp['outcome']} -> {v.excluded}/{v.outcome}"] += 1
+            elif tp["first_response"] and v.response and (v.response.kind, v.response.actor) != (
+                    tp["first_response"]["kind"], tp["first_response"]["actor"]):
+                pr_bad[f"{tp['case']}: first response {tp['first_response']['kind']} -> {v.response.kind}"] += 1
+    return {"repos": len(snap.results), "repos_wrong": repo_bad, "prs": prs, "prs_wrong": pr_bad}
+
+
+@pytest.mark.parametrize(("repos", "seed"), [pytest.param(300, 301, id="300"), pytest.param(3000, 3003, id="3000", marks=pytest.mark.slow)])
+def test_evaluation_recovers_truth(tmp_path: Path, repos: int, seed: int) -> None:
+    snap, truth = _evaluate(tmp_path, repos, seed)
+    a = _agreement(snap, truth)
+    assert a["prs"] == len(truth["prs"])  # every planted PR was judged
+    print(f"\nagreement on a {repos}-repository world (seed {seed}): repositories "
+          f"{a['repos'] - sum(a['repos_wrong'].values())}/{a['repos']}, PRs {a['prs'] - sum(a['prs_wrong'].values())}/{a['prs']}")
+    assert not a["repos_wrong"], a["repos_wrong"].most_common(10)
+    assert not a["prs_wrong"], a["prs_wrong"].most_common(10)
+    borderline = [r for r in snap.results if truth["repos"][r.repo]["kind"] == "borderline"]
+    assert borderline and all(r.status != "black_hole" and r.borderline for r in borderline)
+    undecided = [r for r in snap.results if r.status == "undecided"]
+    assert undecided and all(r.review_happens for r in undecided)
+    capped = [r for r in snap.results if truth["repos"][r.repo]["capped"]]
+    assert capped and all(r.profiles["default"].tier == "B (capped)" for r in capped)
+    private = {t["private_member"]: repo for repo, t in truth["repos"].items() if t["private_member"]}
+    for login, repo in private.items():  # association says CONTRIBUTOR; their merges say maintainer
+        assert snap.by_repo()[repo].maintainers[login.lower()] in (
+            "merged a PR", "closed someone else's PR", "labelled a PR", "assigned a PR", "requested reviewers")

@@ -1,0 +1,61 @@
+"""Hand-built repositories for table-driven tests: small, explicit, readable."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from itertools import count
+from typing import Any
+
+from porchlamp.models import Account, Commit, CommunityFiles, Dependents, Issue, PullRequest, RepoData, Repository, TimelineItem
+
+AS_OF = date(2026, 10, 15)
+NOW = datetime(2026, 10, 15)
+T0 = datetime(2026, 6, 1, 12, 0, 0)  # a PR's creation time well inside the window
+_ids = count()
+
+
+def repo(name: str = "acme/widget", **kw: Any) -> Repository:
+    base: dict[str, Any] = dict(
+        owner_type="Organization", stars=1200, forks=80, disk_usage_kb=4000, primary_language="Python",
+        languages=(("Python", 3_000_000),), topics=("cli",), license_spdx="MIT", root_files=("pyproject.toml", "README.md"),
+    )
+    base.update(kw)
+    return Repository(name, **base)
+
+
+def pr(number: int = 1, author: str | None = "outsider", assoc: str = "NONE", created: datetime = T0, **kw: Any) -> PullRequest:
+    kw.setdefault("author_type", "User" if author else None)
+    return PullRequest(repo=kw.pop("repo", "acme/widget"), number=number, node_id=f"PR_{number}", title=f"PR {number}",
+                       author=author, author_association=assoc, created_at=created, **kw)
+
+
+def item(kind: str, at: datetime, actor: str | None, assoc: str | None = None, body: str = "", number: int = 1,
+         actor_type: str | None = "User", **kw: Any) -> TimelineItem:
+    if kind in ("comment", "review") and assoc is None:
+        assoc = "NONE"
+    return TimelineItem(node_id=f"I{next(_ids)}", repo=kw.pop("repo", "acme/widget"), number=number, kind=kind,
+                        created_at=at, actor=actor, actor_type=actor_type, actor_association=assoc, body=body, **kw)
+
+
+def human_commit(at: datetime = NOW - timedelta(days=3), login: str = "maint") -> Commit:
+    return Commit("acme/widget", f"{next(_ids):040x}", at, login, login, "User", "Fix")
+
+
+def data(r: Repository | None = None, pulls: tuple[PullRequest, ...] = (), items: tuple[TimelineItem, ...] = (),
+         commits: tuple[Commit, ...] | None = None, community: CommunityFiles | None = None,
+         issues: tuple[Issue, ...] = (), dependents: Dependents | None = None) -> RepoData:
+    r = r or repo()
+    timeline: dict[int, list[TimelineItem]] = {}
+    for i in sorted(items, key=lambda i: i.created_at):
+        timeline.setdefault(i.number, []).append(i)
+    return RepoData(
+        repo=r, community=community or CommunityFiles(r.name_with_owner), pulls=pulls,
+        timeline={k: tuple(v) for k, v in timeline.items()},
+        commits=(human_commit(),) if commits is None else commits, issues=issues, dependents=dependents,
+    )
+
+
+def accounts(*pairs: tuple[str, datetime | None]) -> dict[str, Account]:
+    out = {"outsider": Account("outsider", "User", datetime(2020, 1, 1)), "maint": Account("maint", "User", datetime(2015, 1, 1))}
+    out.update({login: Account(login, "User", created) for login, created in pairs})
+    return out
