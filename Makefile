@@ -4,6 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+GITHUB_SCHEMA := .cache/npm/node_modules/@octokit/graphql-schema/schema.graphql
+
 .PHONY: demo test bench clean
 
 $(STAMP): pyproject.toml
@@ -16,11 +18,15 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/porchlamp demo --out demo
 
-test: $(STAMP)
+# GitHub's published GraphQL schema, pinned: the emulator and the queries are checked against it.
+$(GITHUB_SCHEMA):
+	npm install --silent --no-audit --no-fund --prefix .cache/npm @octokit/graphql-schema@15.26.1
+
+test: $(STAMP) $(GITHUB_SCHEMA)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) demo .pytest_cache
+	rm -rf $(VENV) demo .pytest_cache .cache

@@ -59,3 +59,11 @@ def accounts(*pairs: tuple[str, datetime | None]) -> dict[str, Account]:
     out = {"outsider": Account("outsider", "User", datetime(2020, 1, 1)), "maint": Account("maint", "User", datetime(2015, 1, 1))}
     out.update({login: Account(login, "User", created) for login, created in pairs})
     return out
+
+
+def post(e: Any, query: str, variables: dict[str, Any] | None = None, token: str | None = "t0k3n") -> Any:
+    """One GraphQL request to an emulator over real HTTP."""
+    import httpx
+
+    headers = {"Authorization": f"bearer {token}"} if token else {}
+    return httpx.post(e.url, json={"query": query, "variables": variables or {}}, headers=headers, timeout=30)

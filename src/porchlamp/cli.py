@@ -208,6 +208,37 @@ def report(
 
 
 @app.command()
+def emulator(
+    world: Path = typer.Option(..., "--world", help="A directory made by `porchlamp sample-world`."),
+    port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+    faults: Optional[str] = typer.Option(None, "--faults", help="Faults to inject, e.g. 'secondary=0.05,bad_gateway=0.02,reset=0.01,seed=7'. "
+                                         "Kinds: rate_limited, secondary, bad_gateway, gateway_timeout, reset, malformed, partial, slow."),
+    points_per_hour: int = typer.Option(5000, "--points-per-hour", min=1, help="Primary rate limit per token."),
+    hour_seconds: float = typer.Option(3600.0, "--hour-seconds", min=0.01, help="How long the rate-limit 'hour' lasts (compress it for tests)."),
+) -> None:
+    """Serve GitHub's GraphQL API (and a dependents lookup) over a sample world on 127.0.0.1.
+
+    Point `porchlamp collect --api http://127.0.0.1:PORT/graphql` at it. Any token is accepted.
+    GET /_emulator/stats shows requests, points and faults. Stop it with Ctrl-C.
+    """
+    from porchlamp.emulator import Emulator, Faults, FaultSpecError, Limits
+
+    with _errors():
+        try:
+            spec = Faults.parse(faults)
+        except FaultSpecError as err:
+            raise UserError(f"--faults: {err}") from None
+        with progress_bar("loading the world", None):
+            emu = Emulator(world, port=port, faults=spec, limits=Limits(points_per_hour=points_per_hour, hour_seconds=hour_seconds))
+        console.print(f"GitHub emulator serving {len(emu.world.repos):,} repositories at {emu.url} "
+                      f"(stats at {emu.base_url}/_emulator/stats); Ctrl-C stops it")
+        try:
+            emu.serve_forever()
+        finally:
+            emu.stop()
+
+
+@app.command()
 def demo(
     out_dir: Path = typer.Option(Path("demo"), "--out", help="Where the world, the store and the site go."),
     repos: int = typer.Option(300, "--repos", min=25, help="Repositories in the sample world."),

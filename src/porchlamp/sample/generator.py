@@ -225,6 +225,8 @@ class RepoBuilder:
             parent = f"{names.org_name(r, 900_000 + p.index)}/{name}"
             parent_archived = False
             parent_stars = p.stars * r.randint(3, 40) + 50 if p.kind == "fork" else max(0, p.stars // r.randint(2, 10))
+        community = self._community()
+        root = set(root) | self._community_files(community)
         repo_row = {
             "name_with_owner": self.nwo,
             "owner_type": "Organization" if org else "User",
@@ -252,7 +254,7 @@ class RepoBuilder:
         commits_last = self._commits()
         repo_row["pushed_at"] = commits_last
         self.out.add("repositories", repo_row)
-        self._community()
+        self.out.add("community", community)
         self._dependents(name)
         self._pulls()
         self._issues(repo_row["has_issues"])
@@ -405,7 +407,17 @@ class RepoBuilder:
 
     # -- community files, dependents, issues -----------------------------------------------
 
-    def _community(self) -> None:
+    @staticmethod
+    def _community_files(c: dict[str, Any]) -> set[str]:
+        """The root tree entries the community files put there, so a listing of the tree shows them."""
+        files = {name for key, name in (("contributing", "CONTRIBUTING.md"), ("code_of_conduct", "CODE_OF_CONDUCT.md"),
+                                        ("security_policy", "SECURITY.md"), ("governance", "GOVERNANCE.md")) if c[key]}
+        files |= {path for path in c["ai_policy"] if "/" not in path}
+        if c["codeowners"] or c["pr_template"] or any(path.startswith(".github/") for path in c["ai_policy"]):
+            files.add(".github")
+        return files
+
+    def _community(self) -> dict[str, Any]:
         p, r = self.plan, self.rng
         good = p.status in ("ranked", "unrated")
         owners = [m.login for m in self.maintainers if r.random() < 0.5] if r.random() < 0.35 else []
@@ -419,7 +431,7 @@ class RepoBuilder:
         ai = []
         if r.random() < 0.12:
             ai.append(r.choice(("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md")))
-        self.out.add("community", {
+        return {
             "repo": self.nwo,
             "contributing": r.random() < (0.45 + 0.5 * self.quality if good else 0.4),
             "code_of_conduct": r.random() < (0.25 + 0.6 * self.quality if good else 0.25),
@@ -428,7 +440,7 @@ class RepoBuilder:
             "codeowners": sorted(set(owners)),
             "ai_policy": ai,
             "pr_template": template,
-        })
+        }
 
     def _dependents(self, name: str) -> None:
         p, r = self.plan, self.rng

@@ -1,0 +1,89 @@
+"""A sample world loaded into memory, indexed the way GitHub's API reaches it: repositories by
+name (case-insensitive, renames followed), PRs newest first, timelines, commits, issues, files.
+
+Read-only after loading; the emulator's request threads share it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from porchlamp.sample.world import iter_rows, read_meta
+
+
+@dataclass
+class RepoEntry:
+    row: dict[str, Any]
+    community: dict[str, Any]
+    dependents: dict[str, Any] | None
+    pulls: list[dict[str, Any]] = field(default_factory=list)  # newest first
+    commits: list[dict[str, Any]] = field(default_factory=list)  # newest first
+    issues: list[dict[str, Any]] = field(default_factory=list)  # newest first
+    tree: dict[str, Any] = field(default_factory=dict)  # path -> "tree" | blob text
+
+
+class WorldIndex:
+    """Everything the emulator serves, from one world directory."""
+
+    def __init__(self, world: str | Path) -> None:
+        self.path = Path(world)
+        self.meta = read_meta(world)
+        self.repos: dict[str, RepoEntry] = {}
+        self.accounts: dict[str, dict[str, Any]] = {r["login"]: r for r in iter_rows(world, "accounts")}
+        community = {r["repo"]: r for r in iter_rows(world, "community")}
+        deps = {r["repo"]: r for r in iter_rows(world, "dependents")}
+        for row in iter_rows(world, "repositories"):
+            nwo = row["name_with_owner"]
+            entry = RepoEntry(row, community.get(nwo) or {"repo": nwo}, deps.get(nwo))
+            entry.tree = _tree(row, entry.community)
+            self.repos[nwo.lower()] = entry
+        self.timeline: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+        for item in iter_rows(world, "timeline"):
+            self.timeline[(item["repo"], item["number"])].append(item)
+        for items in self.timeline.values():
+            items.sort(key=lambda i: (i["created_at"], i["node_id"]))
+        self.pull_by_id: dict[str, tuple[str, int]] = {}
+        self.pulls: dict[tuple[str, int], dict[str, Any]] = {}
+        for table, attr in (("pulls", "pulls"), ("commits", "commits"), ("issues", "issues")):
+            for row in iter_rows(world, table):
+                entry = self.repos[row["repo"].lower()]
+                getattr(entry, attr).append(row)
+                if table == "pulls":
+                    self.pull_by_id[row["node_id"]] = (row["repo"], row["number"])
+                    self.pulls[(row["repo"], row["number"])] = row
+        for entry in self.repos.values():
+            entry.pulls.sort(key=lambda p: (p["created_at"], p["number"]), reverse=True)
+            entry.commits.sort(key=lambda c: (c["committed_at"], c["oid"]), reverse=True)
+            entry.issues.sort(key=lambda i: (i["created_at"], i["number"]), reverse=True)
+        self.repo_by_id = {f"R_{i:x}": e for i, e in enumerate(sorted(self.repos.values(), key=lambda e: e.row["name_with_owner"]))}
+        self.id_of_repo = {e.row["name_with_owner"]: rid for rid, e in self.repo_by_id.items()}
+        extra = self.path / "api.json"  # renames, blocks and other API-only facts, if the world has them
+        api = json.loads(extra.read_text(encoding="utf-8")) if extra.exists() else {}
+        self.renamed: dict[str, str] = {k.lower(): v for k, v in api.get("renamed", {}).items()}
+        self.blocked: set[str] = {b.lower() for b in api.get("blocked", [])}
+
+    def repo(self, owner: str, name: str) -> RepoEntry | None:
+        key = f"{owner}/{name}".lower()
+        key = self.renamed.get(key, key).lower()
+        return self.repos.get(key)
+
+
+_DIRECTORIES = frozenset({".github", "src", "docs", "data", "lib", "cmd", "pkg"})
+
+
+def _tree(row: dict[str, Any], c: dict[str, Any]) -> dict[str, Any]:
+    """The files of a repository's default branch that the collector looks at, from the world."""
+    tree: dict[str, Any] = {}
+    for name in row["root_files"]:
+        tree[name] = "tree" if name in _DIRECTORIES else ""
+    if c.get("codeowners"):
+        tree[".github/CODEOWNERS"] = "".join(f"* @{login}\n" for login in c["codeowners"])
+    if c.get("pr_template"):
+        tree[".github/pull_request_template.md"] = c["pr_template"]
+    for path in c.get("ai_policy") or ():
+        tree[path] = "Contributions made with AI assistance are welcome; disclose them in the PR.\n"
+    return tree

@@ -1,0 +1,461 @@
+"""The GitHub emulator: a real HTTP server on 127.0.0.1 answering `POST /graphql` over a world,
+with GitHub's authentication, cost model, rate-limit headers, secondary limits, error shapes
+and injected faults; `GET /api/v1/packages/lookup` serves dependents as ecosyste.ms does.
+
+`GET /_emulator/stats` reports requests, points and responses by status and by fault.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from graphql import GraphQLError, GraphQLSchema, build_schema, execute, parse, validate
+
+from porchlamp.emulator import views
+from porchlamp.emulator.cost import Cost, CostError, query_cost
+from porchlamp.emulator.faults import Faults
+from porchlamp.emulator.index import WorldIndex
+
+DOCS = "https://docs.github.com/graphql"
+SEARCH_CAP = 1000
+ABSTRACT = ("Node", "Actor", "RepositoryOwner", "GitObject", "PullRequestTimelineItems", "SearchResultItem")
+ECOSYSTEMS_API = {"PyPI": ("pypi", "pypi.org"), "npm": ("npm", "npmjs.org"), "crates.io": ("cargo", "crates.io"),
+                  "Maven": ("maven", "repo1.maven.org"), "Go": ("go", "proxy.golang.org")}
+
+
+def load_schema() -> GraphQLSchema:
+    sdl = resources.files("porchlamp.emulator").joinpath("schema.graphql").read_text(encoding="utf-8")
+    schema = build_schema(sdl)
+    for name in ABSTRACT:
+        t = schema.get_type(name)
+        t.resolve_type = lambda obj, info, abstract: obj["gql_type"] if isinstance(obj, dict) else obj.gql_type  # type: ignore[union-attr]
+    return schema
+
+
+@dataclass
+class Limits:
+    """GitHub's limits, with a compressible clock: `hour_seconds` is how long an 'hour' lasts."""
+
+    points_per_hour: int = 5000
+    hour_seconds: float = 3600.0
+    max_concurrent: int = 100
+    points_per_minute: int = 2000
+    valid_tokens: frozenset[str] | None = None  # None: any non-empty token is accepted
+
+
+@dataclass
+class Stats:
+    requests: int = 0
+    points: int = 0
+    bytes_sent: int = 0
+    by_status: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
+    by_fault: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
+    by_operation: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"requests": self.requests, "points": self.points, "bytes_sent": self.bytes_sent,
+                "by_status": {str(k): v for k, v in sorted(self.by_status.items())},
+                "by_fault": dict(sorted(self.by_fault.items())), "by_operation": self.by_operation}
+
+
+class _Root:
+    """Resolvers of the Query type."""
+
+    def __init__(self, world: WorldIndex, rate: dict[str, Any]) -> None:
+        self._w, self._rate = world, rate
+
+    def repository(self, info: Any, owner: str, name: str) -> views.Repository | None:
+        if f"{owner}/{name}".lower() in self._w.blocked:
+            raise GraphQLError("Repository access blocked", extensions={"type": "FORBIDDEN"})
+        entry = self._w.repo(owner, name)
+        if entry is None:
+            raise GraphQLError(f"Could not resolve to a Repository with the name '{owner}/{name}'.", extensions={"type": "NOT_FOUND"})
+        return views.Repository(self._w, entry)
+
+    def _node(self, node_id: str) -> Any:
+        if node_id in self._w.pull_by_id:
+            return views.PullRequest(self._w, self._w.pulls[self._w.pull_by_id[node_id]])
+        if node_id in self._w.repo_by_id:
+            return views.Repository(self._w, self._w.repo_by_id[node_id])
+        return None
+
+    def node(self, info: Any, id: str) -> Any:  # noqa: A002 - GitHub's argument name
+        found = self._node(id)
+        if found is None:
+            raise GraphQLError(f"Could not resolve to a node with the global id of '{id}'", extensions={"type": "NOT_FOUND"})
+        return found
+
+    def nodes(self, info: Any, ids: list[str]) -> list[Any]:
+        return [self._node(i) for i in ids]
+
+    def search(self, info: Any, query: str, type: str, first: int | None = None, after: str | None = None) -> dict[str, Any]:  # noqa: A002
+        lo, hi = 0, float("inf")
+        for term in query.split():
+            if term.startswith("stars:"):
+                spec = term[6:]
+                if ".." in spec:
+                    a, b = spec.split("..", 1)
+                    lo = int(a) if a not in ("", "*") else 0
+                    hi = int(b) if b not in ("", "*") else float("inf")
+                elif spec.startswith(">="):
+                    lo = int(spec[2:])
+                elif spec.startswith(">"):
+                    lo = int(spec[1:]) + 1
+                else:
+                    lo = hi = int(spec)
+        found = sorted((e for e in self._w.repos.values() if lo <= e.row["stars"] <= hi),
+                       key=lambda e: (-e.row["stars"], e.row["name_with_owner"]))
+        # GitHub's search reaches only the first 1,000 results of any query.
+        reachable = [views.Repository(self._w, e) for e in found[:SEARCH_CAP]]
+        return views.connection(reachable, first, after, extra={"repositoryCount": len(found)})
+
+    def rateLimit(self, info: Any, dryRun: bool = False) -> dict[str, Any]:
+        return dict(self._rate)
+
+
+class Emulator:
+    """Start with `start()`, stop with `stop()`; `url` is the GraphQL endpoint."""
+
+    def __init__(self, world: str | Path | WorldIndex, port: int = 0, faults: Faults | None = None,
+                 limits: Limits | None = None) -> None:
+        self.world = world if isinstance(world, WorldIndex) else WorldIndex(world)
+        self.schema = load_schema()
+        self.faults = faults or Faults()
+        self.limits = limits or Limits()
+        self.stats = Stats()
+        self._lock = threading.Lock()
+        self._used: dict[str, tuple[float, int]] = {}  # token -> (window start, points used)
+        self._minute: dict[str, tuple[float, int]] = {}
+        self._inflight = 0
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/graphql"
+
+    def start(self) -> "Emulator":
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="emulator", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> "Emulator":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- rate limits -----------------------------------------------------------------------
+
+    def _window(self, token: str, now: float) -> tuple[float, int]:
+        start, used = self._used.get(token, (now, 0))
+        if now - start >= self.limits.hour_seconds:
+            start, used = now, 0
+        return start, used
+
+    def rate_state(self, token: str, now: float, cost: int = 0) -> dict[str, Any]:
+        start, used = self._window(token, now)
+        reset = start + self.limits.hour_seconds
+        return {"limit": self.limits.points_per_hour, "cost": cost, "used": used,
+                "remaining": max(0, self.limits.points_per_hour - used),
+                "resetAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(_wall(reset))), "reset_epoch": int(_wall(reset))}
+
+    def charge(self, token: str, now: float, points: int) -> bool:
+        """Take points from the token's hour; False when there are not enough left."""
+        with self._lock:
+            start, used = self._window(token, now)
+            if used + points > self.limits.points_per_hour:
+                self._used[token] = (start, used)
+                return False
+            self._used[token] = (start, used + points)
+            self.stats.points += points
+            return True
+
+    def secondary_wait(self, token: str, now: float, points: int) -> float:
+        """Seconds to wait when the points-per-minute limit would be passed, else 0."""
+        minute = 60.0 * self.limits.hour_seconds / 3600.0
+        with self._lock:
+            start, used = self._minute.get(token, (now, 0))
+            if now - start >= minute:
+                start, used = now, 0
+            if used + points > self.limits.points_per_minute:
+                return max(0.001, start + minute - now)
+            self._minute[token] = (start, used + points)
+            return 0.0
+
+    # -- one request -----------------------------------------------------------------------
+
+    def graphql(self, token: str, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """Answer one GraphQL request: (status, JSON body, extra headers)."""
+        now = time.monotonic()
+        query = body.get("query")
+        variables = body.get("variables") or {}
+        op_name = body.get("operationName")
+        if not isinstance(query, str) or not isinstance(variables, dict):
+            return 400, {"message": "Problems parsing JSON", "documentation_url": DOCS}, {}
+        try:
+            doc = parse(query)
+        except GraphQLError as err:
+            loc = err.locations[0] if err.locations else None
+            return 200, {"errors": [{"message": f"Parse error: {err.message}",
+                                     "locations": [{"line": loc.line, "column": loc.column}] if loc else []}]}, {}
+        errors = validate(self.schema, doc)
+        if errors:
+            return 200, {"errors": [_github_validation_error(e) for e in errors]}, {}
+        try:
+            cost = query_cost(self.schema, doc, op_name, variables)
+        except CostError as err:
+            return 200, {"errors": [{"message": str(err), "type": "MAX_NODE_LIMIT_EXCEEDED" if "maximum limit" in str(err) else "EXCESSIVE_PAGINATION"}]}, {}
+        dry = _dry_run(doc, op_name, variables)
+        if dry is not None:  # the cost alone: nothing runs and nothing is charged
+            alias, wanted = dry
+            rate = {**self.rate_state(token, now, cost.points), "nodeCount": cost.nodes}
+            return 200, {"data": {alias: {k: rate[k] for k in wanted if k in rate}}}, _rate_headers(rate)
+        wait = self.secondary_wait(token, now, cost.points)
+        if wait:
+            return 403, {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                         "documentation_url": "https://docs.github.com/graphql/overview/rate-limits-and-node-limits-for-the-graphql-api"
+                         "#secondary-rate-limits"}, {"retry-after": str(max(1, round(wait)))}
+        if not self.charge(token, now, cost.points):
+            rate = self.rate_state(token, now)
+            rate["remaining"] = 0
+            return 200, {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded for user ID 1."}]}, \
+                _rate_headers(rate)
+        rate = self.rate_state(token, now, cost.points)
+        rate["nodeCount"] = cost.nodes
+        result = execute(self.schema, doc, root_value=_Root(self.world, {k: v for k, v in rate.items() if k != "reset_epoch"}),
+                         variable_values=variables, operation_name=op_name)
+        out: dict[str, Any] = {}
+        if result.errors:
+            out["errors"] = [_github_error(e) for e in result.errors]
+        out["data"] = result.data
+        self._count_operation(op_name or "anonymous", cost)
+        return 200, out, _rate_headers(rate)
+
+    def _count_operation(self, name: str, cost: Cost) -> None:
+        with self._lock:
+            s = self.stats.by_operation.setdefault(name, {"requests": 0, "points": 0})
+            s["requests"] += 1
+            s["points"] += cost.points
+
+    def authenticate(self, header: str | None) -> tuple[str | None, dict[str, Any] | None]:
+        """(token, None) when accepted, else (None, GitHub's 401 body)."""
+        if not header:
+            return None, {"message": "This endpoint requires you to be authenticated.",
+                          "documentation_url": f"{DOCS}/guides/forming-calls-with-graphql#authenticating-with-graphql"}
+        scheme, _, token = header.partition(" ")
+        token = token.strip()
+        if scheme.lower() not in ("bearer", "token") or not token or (
+                self.limits.valid_tokens is not None and token not in self.limits.valid_tokens):
+            return None, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
+        return token, None
+
+    def dependents_lookup(self, repository_url: str) -> list[dict[str, Any]]:
+        """Packages published from a repository, in ecosyste.ms' packages-lookup shape."""
+        path = urlparse(repository_url).path.strip("/")
+        owner, _, name = path.partition("/")
+        entry = self.world.repo(owner, name) if name else None
+        d = entry.dependents if entry else None
+        if not d or not d.get("package"):
+            return []
+        eco, registry = ECOSYSTEMS_API.get(d["ecosystem"], (d["ecosystem"].lower(), d["ecosystem"]))
+        return [{"name": d["package"], "ecosystem": eco, "registry": {"name": registry, "ecosystem": eco},
+                 "repository_url": f"https://github.com/{entry.row['name_with_owner']}",  # type: ignore[union-attr]
+                 "dependent_packages_count": d["dependent_packages"], "dependent_repos_count": d["dependent_repos"]}]
+
+
+def _dry_run(doc: Any, op_name: str | None, variables: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """(response key, fields asked) of a top-level `rateLimit(dryRun: true)`, if the query has one."""
+    from graphql import FieldNode, value_from_ast_untyped
+
+    from porchlamp.emulator.cost import operation
+
+    for sel in operation(doc, op_name).selection_set.selections:
+        if isinstance(sel, FieldNode) and sel.name.value == "rateLimit":
+            for a in sel.arguments or ():
+                if a.name.value == "dryRun" and value_from_ast_untyped(a.value, variables) is True:
+                    asked = [f.name.value for f in (sel.selection_set.selections if sel.selection_set else ()) if isinstance(f, FieldNode)]
+                    return (sel.alias.value if sel.alias else "rateLimit"), asked
+    return None
+
+
+def _wall(monotonic_t: float) -> float:
+    return time.time() + (monotonic_t - time.monotonic())
+
+
+def _rate_headers(rate: dict[str, Any]) -> dict[str, str]:
+    return {"x-ratelimit-limit": str(rate["limit"]), "x-ratelimit-remaining": str(rate["remaining"]),
+            "x-ratelimit-used": str(rate["used"]), "x-ratelimit-reset": str(rate["reset_epoch"]),
+            "x-ratelimit-resource": "graphql"}
+
+
+def _github_error(e: GraphQLError) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    ext = dict(e.extensions or {})
+    if "type" in ext:
+        out["type"] = ext.pop("type")
+    if e.path:
+        out["path"] = list(e.path)
+    if e.locations:
+        out["locations"] = [{"line": loc.line, "column": loc.column} for loc in e.locations]
+    out["message"] = e.message
+    return out
+
+
+def _github_validation_error(e: GraphQLError) -> dict[str, Any]:
+    """graphql-core's validation messages in the words and codes GitHub uses."""
+    msg = e.message
+    out: dict[str, Any] = {}
+    if msg.startswith("Cannot query field"):
+        parts = msg.split("'")
+        field_name, type_name = parts[1], parts[3]
+        out = {"message": f"Field '{field_name}' doesn't exist on type '{type_name}'",
+               "extensions": {"code": "undefinedField", "typeName": type_name, "fieldName": field_name}}
+    elif msg.startswith("Unknown argument"):
+        parts = msg.split("'")
+        arg_name, field_path = parts[1], parts[3]
+        out = {"message": f"Field '{field_path.split('.')[-1]}' doesn't accept argument '{arg_name}'",
+               "extensions": {"code": "argumentNotAccepted", "name": field_path.split(".")[-1], "typeName": "Field",
+                              "argumentName": arg_name}}
+    else:
+        out = {"message": msg}
+    if e.locations:
+        out["locations"] = [{"line": loc.line, "column": loc.column} for loc in e.locations]
+    return out
+
+
+def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "GitHub.com"
+        sys_version = ""
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet: tests and demos read stdout
+            return
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None, fault: str | None = None) -> None:
+            with emu._lock:
+                emu.stats.requests += 1
+                emu.stats.by_status[status] += 1
+                if fault:
+                    emu.stats.by_fault[fault] += 1
+                emu.stats.bytes_sent += len(body)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            if fault == "reset":
+                self.wfile.write(body[: max(1, len(body) // 3)])
+                self.wfile.flush()
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                self.connection.close()
+                self.close_connection = True
+                return
+            self.wfile.write(body)
+
+        def _json(self, status: int, data: Any, headers: dict[str, str] | None = None, fault: str | None = None) -> None:
+            self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), headers, fault)
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            url = urlparse(self.path)
+            if url.path == "/_emulator/stats":
+                with emu._lock:
+                    data = emu.stats.as_dict()
+                self._json(200, data)
+            elif url.path == "/api/v1/packages/lookup":
+                repo_url = (parse_qs(url.query).get("repository_url") or [""])[0]
+                self._json(200, emu.dependents_lookup(repo_url))
+            else:
+                self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+
+        def do_POST(self) -> None:  # noqa: N802
+            if urlparse(self.path).path != "/graphql":
+                self._json(404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+                return
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            token, denied = emu.authenticate(self.headers.get("Authorization"))
+            if denied:
+                self._json(401, denied)
+                return
+            with emu._lock:
+                emu._inflight += 1
+                busy = emu._inflight > emu.limits.max_concurrent
+            try:
+                if busy:
+                    self._json(403, {"message": "You have exceeded a secondary rate limit: too many concurrent requests.",
+                                     "documentation_url": DOCS}, {"retry-after": "1"}, fault="concurrency")
+                    return
+                self._answer(token or "", raw)
+            except Exception as err:  # noqa: BLE001 - a bug in the emulator answers 500, as a server would
+                self._json(500, {"message": f"emulator error: {type(err).__name__}: {err}"})
+            finally:
+                with emu._lock:
+                    emu._inflight -= 1
+
+        def _answer(self, token: str, raw: bytes) -> None:
+            fault = emu.faults.draw()
+            now = time.monotonic()
+            if fault == "secondary":
+                self._json(403, {"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                                 "documentation_url": DOCS}, {"retry-after": "1"}, fault)
+                return
+            if fault == "rate_limited":
+                rate = emu.rate_state(token, now)
+                rate["remaining"], rate["reset_epoch"] = 0, int(time.time()) + 1
+                self._json(200, {"errors": [{"type": "RATE_LIMITED", "message": "API rate limit already exceeded for user ID 1."}]},
+                           _rate_headers(rate), fault)
+                return
+            if fault in ("bad_gateway", "gateway_timeout"):
+                status = 502 if fault == "bad_gateway" else 504
+                msg = "Server Error" if status == 502 else ("We couldn't respond to your request in time. Sorry about that. "
+                                                            "Please try resubmitting your request and contact us if the problem persists.")
+                self._json(status, {"message": msg}, fault=fault)
+                return
+            if fault == "slow":
+                time.sleep(emu.faults.slow_seconds)
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                self._json(400, {"message": "Problems parsing JSON", "documentation_url": DOCS})
+                return
+            status, data, headers = emu.graphql(token, body if isinstance(body, dict) else {})
+            if fault == "partial" and status == 200 and isinstance(data.get("data"), dict):
+                key = next(iter(data["data"]), None)
+                if key is not None:
+                    data["data"][key] = None
+                    data.setdefault("errors", []).append({
+                        "path": [key], "message": "Something went wrong while executing your query. This may be the result "
+                        "of a timeout, or it could be a GitHub bug. Please include `0000:0000:0000` when reporting this issue."})
+            if fault == "malformed":
+                text = json.dumps(data).encode()
+                self._send(status, text[: max(1, len(text) // 2)], headers, fault)
+                return
+            self._json(status, data, headers, fault if fault in ("slow", "partial", "reset") else None)
+
+    return Handler
