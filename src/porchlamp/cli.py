@@ -208,6 +208,110 @@ def report(
 
 
 @app.command()
+def collect(
+    repos_file: Path = typer.Option(..., "--repos-file", help="One owner/name a line; blank lines and # comments are fine."),
+    api: str = typer.Option("https://api.github.com/graphql", "--api", help="GraphQL endpoint (the emulator's URL for offline runs)."),
+    db: Path = DB_OPTION,
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Snapshot date (default: today, UTC); the window is the 183 days before it."),
+    dependents_api: str = typer.Option("https://packages.ecosyste.ms", "--dependents-api",
+                                       help="ecosyste.ms packages service for dependents ('' to skip)."),
+    concurrency: int = typer.Option(2, "--concurrency", min=1, max=8, help="Requests in flight at once (GitHub asks for few)."),
+    stats_json: Optional[Path] = typer.Option(None, "--stats-json", help="Also write the run's summary as JSON here."),
+    config: Optional[Path] = CONFIG_OPTION,
+) -> None:
+    """Collect every repository of the list into the store, for the window ending at --as-of.
+
+    Resumable: stop it at any point (even kill -9) and run the same command again to finish.
+    Incremental: a later --as-of on the same store re-fetches only what can have changed.
+    The token comes from GITHUB_TOKEN, else `gh auth token`; it is never written anywhere.
+    """
+    from datetime import datetime, timezone
+
+    from porchlamp.collect import CollectError, CollectOptions, Collector, GraphQLClient, ReposFileError, find_token, read_repos_file
+
+    token = find_token()
+    with _errors():
+        settings = load_settings(config)
+        today = datetime.now(timezone.utc).date()
+        when = _parse_date(as_of, "--as-of") or today
+        if when > today:
+            raise UserError(f"--as-of {when} is in the future; the newest snapshot possible is today, {today}")
+        try:
+            listing = read_repos_file(repos_file)
+        except ReposFileError as err:
+            raise UserError(str(err)) from None
+        if not token:
+            raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login` (for the emulator any value works)")
+        notes = []
+        if listing.duplicates:
+            notes.append(f"{listing.duplicates} duplicate line(s) skipped")
+        if listing.from_urls:
+            notes.append(f"{listing.from_urls} URL(s) read as owner/name")
+        console.print(f"collecting {len(listing.repos):,} repositories for {when} from {api}" + (f" ({'; '.join(notes)})" if notes else ""))
+        client = GraphQLClient(api, token, wait_scale=_wait_scale())
+        try:
+            with Store(db) as store, progress_bar("collecting", len(listing.repos) * 3) as advance:
+                collector = Collector(store, client, CollectOptions(as_of=when, window_days=settings.window.days, concurrency=concurrency,
+                                                                    dependents_api=dependents_api or None),
+                                      settings, progress=lambda label, n, total: advance(n))
+                summary = collector.run(list(listing.repos))
+        except CollectError as err:
+            raise UserError(f"collection stopped: {err}") from None
+        finally:
+            client.close()
+        data = summary.as_dict()
+        if stats_json:
+            stats_json.write_text(_dump_json(data) + "\n", encoding="utf-8")
+        failed = ", ".join(f"{n} {why.replace('_', ' ')}" for why, n in sorted(summary.failed.items())) or "none"
+        console.print(
+            f"done in {summary.seconds:.1f} s: {summary.done:,} repositories collected, failed: {failed}; {summary.prs:,} PRs, "
+            f"{summary.timeline_items:,} timeline items; {summary.points:,} points in {summary.requests:,} requests "
+            f"({summary.points_per_100_prs or 0:.2f} per 100 PRs, {summary.points_per_repo or 0:.2f} per repository); "
+            f"retries: {sum(summary.retries.values())}"
+            + (f"; incremental, {summary.points_saved:,} points fewer than the full collection" if summary.points_saved is not None else "")
+        )
+
+
+@app.command()
+def discover(
+    min_stars: int = typer.Option(1000, "--min-stars", min=0, help="Only repositories with at least this many stars."),
+    limit: int = typer.Option(11000, "--limit", min=1, help="How many repositories to list, most-starred first."),
+    out_file: Path = typer.Option(..., "--out", help="Repos file to write (one owner/name a line), for `collect --repos-file`."),
+    api: str = typer.Option("https://api.github.com/graphql", "--api", help="GraphQL endpoint."),
+) -> None:
+    """Build a candidate list from GitHub search, slicing star ranges past search's 1,000-result cap."""
+    from porchlamp.collect import CollectError, GraphQLClient, find_token
+    from porchlamp.collect.discover import discover as run_discover
+
+    with _errors():
+        token = find_token()
+        if not token:
+            raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login`")
+        client = GraphQLClient(api, token, wait_scale=_wait_scale())
+        try:
+            with progress_bar("searching", limit) as advance:
+                found = run_discover(client, min_stars, limit, advance)
+        except CollectError as err:
+            raise UserError(f"discovery stopped: {err}") from None
+        finally:
+            client.close()
+        out_file.write_text("".join(f"{name}\n" for name, _ in found), encoding="utf-8")
+        console.print(f"wrote {len(found):,} repositories with at least {min_stars:,} stars to {out_file} "
+                      f"({client.stats.points} points in {client.stats.requests} requests)")
+
+
+def _wait_scale() -> float:
+    """How much of each wait GitHub asks for is really slept: 1.0 always for real GitHub.
+    PORCHLAMP_WAIT_SCALE lets runs against the emulator's compressed clock wait less."""
+    import os
+
+    try:
+        return float(os.environ.get("PORCHLAMP_WAIT_SCALE", "1.0"))
+    except ValueError:
+        raise UserError("PORCHLAMP_WAIT_SCALE must be a number such as 0.01") from None
+
+
+@app.command()
 def emulator(
     world: Path = typer.Option(..., "--world", help="A directory made by `porchlamp sample-world`."),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
@@ -246,32 +350,41 @@ def demo(
 ) -> None:
     """Run Porchlamp end to end on a generated sample world, offline.
 
-    Writes OUT/world (the sample world), OUT/porchlamp.duckdb (the store) and prints the report.
+    Generates OUT/world, serves it through the GitHub emulator on 127.0.0.1, collects it over
+    real HTTP into OUT/porchlamp.duckdb, evaluates it and prints the report.
     """
-    from porchlamp.sample import generate_world, load_world
-    from porchlamp.snapshot import evaluate_store
+    from porchlamp.collect import CollectOptions, Collector, GraphQLClient
+    from porchlamp.emulator import Emulator
+    from porchlamp.report_text import print_report
+    from porchlamp.sample import generate_world
+    from porchlamp.sample.world import read_meta
+    from porchlamp.snapshot import evaluate_store, report_from_store
 
     with _errors():
         out_dir.mkdir(parents=True, exist_ok=True)
         world, db = out_dir / "world", out_dir / "porchlamp.duckdb"
-        with progress_bar("1/3 generating the sample world", repos) as advance:
+        with progress_bar("1/4 generating the sample world", repos) as advance:
             ws = generate_world(world, repos=repos, seed=seed, progress=advance)
-        console.print(f"1/3 sample world: {ws.repos:,} repositories, {ws.pulls:,} PRs in {world}")
+        console.print(f"1/4 sample world: {ws.repos:,} repositories, {ws.pulls:,} PRs in {world}")
         if db.exists():
             db.unlink()
+        as_of = date.fromisoformat(read_meta(world)["as_of"])
+        settings = load_settings(None)
+        with Emulator(world) as emu:
+            console.print(f"2/4 GitHub emulator serving the world at {emu.url}")
+            client = GraphQLClient(emu.url, "demo-token")
+            try:
+                with Store(db) as store, progress_bar("3/4 collecting over HTTP", repos * 3) as advance:
+                    summary = Collector(store, client, CollectOptions(as_of=as_of, dependents_api=emu.base_url), settings,
+                                        progress=lambda label, n, total: advance(n)).run((world / "repos.txt").read_text().split())
+            finally:
+                client.close()
+        console.print(f"3/4 collected {summary.done:,} repositories, {summary.prs:,} PRs for {summary.points:,} points "
+                      f"({summary.points_per_100_prs or 0:.2f} per 100 PRs) into {db}")
         with Store(db) as store:
-            counts = load_world(world, store)
-            console.print(
-                f"2/3 loaded the world straight into {db} ({counts['pulls']:,} PRs, {counts['timeline']:,} timeline items); "
-                "the GitHub emulator and the collector are not built yet, so no HTTP is involved"
-            )
-            with progress_bar("3/3 evaluating", repos) as advance:
-                summary = evaluate_store(store, None, load_settings(None), advance)
-        console.print(f"3/3 evaluated {summary.repos:,} repositories for {summary.as_of}; the report:")
-        with Store(db, read_only=True) as store:
-            from porchlamp.report_text import print_report
-            from porchlamp.snapshot import report_from_store
-
+            with progress_bar("4/4 evaluating", repos) as advance:
+                ev = evaluate_store(store, as_of, settings, advance)
+            console.print(f"4/4 evaluated {ev.repos:,} repositories for {ev.as_of}; the report:")
             print_report(report_from_store(store), out)
         console.print(f"done. Try: porchlamp report --db {db} --format json")
 

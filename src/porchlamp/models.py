@@ -116,7 +116,7 @@ class PullRequest:
     closed_at: datetime | None = None
     updated_at: datetime | None = None
     body: str = ""
-    has_ci: bool = False
+    has_ci: bool | None = False  # None: not checked (the collector samples recent merged PRs)
 
     @property
     def url(self) -> str:

@@ -446,7 +446,7 @@ def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
                 return
             status, data, headers = emu.graphql(token, body if isinstance(body, dict) else {})
             if fault == "partial" and status == 200 and isinstance(data.get("data"), dict):
-                key = next(iter(data["data"]), None)
+                key = next((k for k in data["data"] if k != "rateLimit"), None)
                 if key is not None:
                     data["data"][key] = None
                     data.setdefault("errors", []).append({

@@ -136,7 +136,9 @@ class Commit:
         self.oid = row["oid"]
         self.committedDate = row["committed_at"]
         self.message = row["message"]
-        self.author = {"name": row["author_name"], "user": actor(world, row["author_login"], row["author_type"])}
+        # GitActor.user is a User: commits by apps and bots carry only their name, like "dependabot[bot]".
+        user = actor(world, row["author_login"], row["author_type"]) if row["author_type"] in (None, "User") else None
+        self.author = {"name": row["author_name"], "user": user}
 
     def history(self, info: Any, first: int | None = None, after: str | None = None, since: str | None = None) -> dict[str, Any]:
         rows = self._e.commits[self._i:]

@@ -55,7 +55,7 @@ class PRVerdict:
     merged: bool
     reviewed_by_other: bool
     reviews: int
-    has_ci: bool
+    has_ci: bool | None
     first_timer: bool
     ai_assisted: bool
     title: str

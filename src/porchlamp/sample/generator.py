@@ -243,7 +243,7 @@ class RepoBuilder:
             "disk_usage_kb": disk,
             "primary_language": max(langs, key=lambda x: x["bytes"])["name"] if langs else None,
             "languages": langs,
-            "topics": topics,
+            "topics": sorted(set(topics)),
             "license_spdx": license_,
             "default_branch": r.choice(("main", "main", "master", "develop")),
             "root_files": sorted(root),
@@ -317,10 +317,10 @@ class RepoBuilder:
 
     def _content(self, name: str) -> tuple[list[dict[str, Any]], list[str], int, str | None, list[str]]:
         p, r = self.plan, self.rng
-        word = name.split("-")[0]
+        word = name.removeprefix("awesome-").split("-")[0]
         if p.kind == "awesome_list":
-            return [], ["README.md", "LICENSE", "contributing.md"], r.randint(200, 3000), \
-                f"A curated list of awesome {word} resources", ["awesome", "awesome-list", word[:20]]
+            return [], ["README.md", "LICENSE"], r.randint(200, 3000), \
+                f"A curated list of awesome {word} resources", sorted({"awesome", "awesome-list", word[:20]})
         if p.kind == "docs_only":
             langs = [{"name": "HTML", "bytes": r.randint(5_000, 400_000)}, {"name": "CSS", "bytes": r.randint(1_000, 50_000)}] \
                 if r.random() < 0.6 else []

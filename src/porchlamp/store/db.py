@@ -342,6 +342,50 @@ class Store:
                 yield row[idx], model(**kwargs)
         cur.close()
 
+    # -- collection state ------------------------------------------------------------------
+
+    def states(self, stage_prefix: str) -> dict[tuple[str, str], dict[str, Any]]:
+        """Collection state rows whose stage starts with the prefix, keyed by (repo, stage)."""
+        rows = self.query("SELECT repo, stage, as_of, status, cursor, detail FROM collect_state WHERE stage LIKE ?",
+                          [stage_prefix.replace("%", "") + "%"])
+        return {(r["repo"], r["stage"]): r for r in rows}
+
+    def set_states(self, rows: Iterable[tuple[str, str, date, str, str | None, str | None]]) -> None:
+        """Upsert (repo, stage, as_of, status, cursor, detail) rows; call inside the data's transaction."""
+        data: dict[str, list[Any]] = {k: [] for k in ("repo", "stage", "as_of", "status", "cursor", "detail")}
+        for row in rows:
+            for k, v in zip(data, row):
+                data[k].append(v)
+        self.upsert_columns("collect_state", data)
+
+    def set_repo_name(self, requested: str, actual: str) -> None:
+        self._run("INSERT OR REPLACE INTO repo_names VALUES (?, ?)", [requested.lower(), actual])
+
+    def repo_names_map(self) -> dict[str, str]:
+        return {r[0]: r[1] for r in self.conn.execute("SELECT requested, name_with_owner FROM repo_names").fetchall()}
+
+    def delete_repo_rows(self, table: str, repo: str) -> None:
+        """Drop a repository's rows of one table (before writing a fresh full listing of it)."""
+        if table not in ("issues", "dependents", "commits"):
+            raise StoreError(f"refusing to delete rows of {table!r}")
+        self._run(f"DELETE FROM {table} WHERE {REPO_COLUMN[table]} = ?", [repo])
+
+    def set_has_ci(self, repo: str, checks: dict[int, bool]) -> None:
+        for number, state in checks.items():
+            self._run("UPDATE pulls SET has_ci = ? WHERE repo = ? AND number = ?", [state, repo, number])
+
+    def merged_without_ci(self, repo: str, since: datetime, limit: int) -> list[tuple[int, str]]:
+        """(number, node id) among the latest `limit` merged PRs whose CI status is not known yet."""
+        rows = self.conn.execute(
+            "SELECT number, node_id, has_ci FROM pulls WHERE repo = ? AND merged_at IS NOT NULL AND created_at >= ? "
+            "ORDER BY merged_at DESC, number DESC LIMIT ?", [repo, since, max(0, limit)]).fetchall()
+        return [(r[0], r[1]) for r in rows if r[2] is None]
+
+    def known_ci(self, repo: str) -> dict[int, bool]:
+        """CI status already learnt for a repository's PRs, by number."""
+        return {r[0]: r[1] for r in self.conn.execute(
+            "SELECT number, has_ci FROM pulls WHERE repo = ? AND has_ci IS NOT NULL", [repo]).fetchall()}
+
     # -- evaluated snapshots ---------------------------------------------------------------
 
     def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: dict[str, dict[str, list[Any]]]) -> None:

@@ -203,6 +203,25 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        3,
+        "collection state: per repository and stage, committed with the rows it covers",
+        """
+        CREATE TABLE collect_state (
+            repo VARCHAR,
+            stage VARCHAR,
+            as_of DATE,
+            status VARCHAR,
+            cursor VARCHAR,
+            detail VARCHAR,
+            PRIMARY KEY (repo, stage)
+        );
+        CREATE TABLE repo_names (
+            requested VARCHAR PRIMARY KEY,
+            name_with_owner VARCHAR
+        );
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

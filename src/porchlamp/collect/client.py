@@ -1,0 +1,207 @@
+"""HTTP and GraphQL: one query at a time through httpx, with bounded retries decided by
+`ratelimit.decide`, pacing by the budget left, point accounting, and the token kept secret.
+
+Errors, drawn in one place:
+    CollectError            anything that stops collection
+    ├── AuthError           GitHub refused the token (401) or it lacks access: fix the token
+    ├── NetworkError        GitHub could not be reached after bounded retries
+    └── QueryError          GitHub rejected a query (a bug in Porchlamp's queries)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import httpx
+
+from porchlamp.collect.ratelimit import decide, pace
+
+DEFAULT_API = "https://api.github.com/graphql"
+DEFAULT_DEPENDENTS_API = "https://packages.ecosyste.ms"
+USER_AGENT = "porchlamp (https://github.com/porchlamp)"
+
+
+class CollectError(RuntimeError):
+    """Collection cannot go on; the message says what to do."""
+
+
+class AuthError(CollectError):
+    pass
+
+
+class NetworkError(CollectError):
+    pass
+
+
+class QueryError(CollectError):
+    pass
+
+
+def redact(text: str, secret: str | None) -> str:
+    """The text with the token (if any) replaced, so it can be logged or shown."""
+    if secret and len(secret) >= 4:
+        return text.replace(secret, "[REDACTED]")
+    return text
+
+
+def find_token(env: dict[str, str] | None = None) -> str | None:
+    """The token from GITHUB_TOKEN, else from `gh auth token`; None when neither has one."""
+    env = dict(os.environ) if env is None else env
+    token = (env.get("GITHUB_TOKEN") or "").strip()
+    if token:
+        return token
+    gh = shutil.which("gh")
+    if gh:
+        try:
+            out = subprocess.run([gh, "auth", "token"], capture_output=True, text=True, timeout=10, check=False)
+            if out.returncode == 0 and out.stdout.strip():
+                return out.stdout.strip()
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+    return None
+
+
+def load_query(name: str) -> str:
+    return resources.files("porchlamp.collect.queries").joinpath(f"{name}.graphql").read_text(encoding="utf-8")
+
+
+@dataclass
+class ClientStats:
+    requests: int = 0
+    points: int = 0
+    bytes_received: int = 0
+    retries: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
+    points_by_query: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
+    waited_seconds: float = 0.0
+
+
+class GraphQLClient:
+    """A GraphQL client for GitHub's API. Thread-safe; `transport` is the seam tests may use."""
+
+    def __init__(self, api: str, token: str, *, transport: httpx.BaseTransport | None = None, timeout: float = 60.0,
+                 wait_scale: float = 1.0, reserve: int = 50, sleep: Callable[[float], None] = time.sleep,
+                 seed: int | None = None) -> None:
+        if not token:
+            raise AuthError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login`")
+        self.api = api
+        self._token = token
+        self._http = httpx.Client(transport=transport, timeout=timeout,
+                                  headers={"Authorization": f"bearer {token}", "User-Agent": USER_AGENT,
+                                           "Accept": "application/json"})
+        self.wait_scale = wait_scale
+        self.reserve = reserve
+        self._sleep = sleep
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        self.stats = ClientStats()
+        self.remaining: int | None = None
+        self.reset_epoch: float | None = None
+        self._docs: dict[str, str] = {}
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _wait(self, seconds: float) -> None:
+        scaled = seconds * self.wait_scale
+        with self._lock:
+            self.stats.waited_seconds += scaled
+        if scaled > 0:
+            self._sleep(scaled)
+
+    def query(self, name: str, variables: dict[str, Any], expected_cost: int = 1) -> dict[str, Any]:
+        """Run the named query; returns the whole JSON body (data and any per-repository errors)."""
+        doc = self._docs.get(name) or self._docs.setdefault(name, load_query(name))
+        with self._lock:
+            remaining, reset = self.remaining, self.reset_epoch
+        wait = pace(remaining, reset, time.time(), expected_cost, self.reserve)
+        if wait:
+            self._wait(wait)
+        attempt = 0
+        while True:
+            attempt += 1
+            status, headers, body, size = None, {}, None, 0
+            last_error = ""
+            try:
+                resp = self._http.post(self.api, json={"query": doc, "variables": variables, "operationName": None})
+                status, headers = resp.status_code, dict(resp.headers)
+                size = len(resp.content)
+                try:
+                    body = resp.json()
+                except (ValueError, json.JSONDecodeError):
+                    body = None
+            except httpx.HTTPError as err:
+                last_error = redact(f"{type(err).__name__}: {err}", self._token)
+            with self._lock:
+                self.stats.requests += 1
+                self.stats.bytes_received += size
+                self._note_limits(headers)
+            with self._lock:
+                jitter = self._rng.random()
+            d = decide(status, headers, body, attempt, time.time(), jitter)
+            if d.action == "proceed":
+                cost = int(((body or {}).get("data") or {}).get("rateLimit", {}).get("cost") or expected_cost) \
+                    if isinstance((body or {}).get("data"), dict) else expected_cost
+                with self._lock:
+                    self.stats.points += cost
+                    self.stats.points_by_query[name] += cost
+                return body  # type: ignore[return-value]
+            if d.action == "fail":
+                reason = redact(d.reason, self._token)
+                if status == 401:
+                    raise AuthError(f"GitHub refused the token ({reason}): check GITHUB_TOKEN or `gh auth status`; "
+                                    "nothing collected so far is lost") from None
+                if status == 403:
+                    raise AuthError(f"GitHub refused access ({reason}): the token may lack the needed scope") from None
+                if status is None:
+                    raise NetworkError(f"cannot reach {self.api}: {last_error} ({reason}); check the network and run again "
+                                       "to resume") from None
+                if "rejected the query" in reason:
+                    raise QueryError(f"query {name}: {reason}") from None
+                raise NetworkError(f"query {name} to {self.api}: {reason}; run again to resume") from None
+            with self._lock:
+                self.stats.retries[d.reason.split(" (")[0].split(":")[0]] += 1
+            self._wait(d.wait)
+
+    def _note_limits(self, headers: dict[str, str]) -> None:
+        low = {k.lower(): v for k, v in headers.items()}
+        try:
+            if "x-ratelimit-remaining" in low:
+                self.remaining = int(low["x-ratelimit-remaining"])
+            if "x-ratelimit-reset" in low:
+                self.reset_epoch = float(low["x-ratelimit-reset"])
+        except ValueError:
+            pass
+
+    def get_json(self, url: str, params: dict[str, str]) -> Any:
+        """A GET to a public REST service (the dependents lookup), with the same bounded retries."""
+        attempt = 0
+        with httpx.Client(timeout=30, headers={"User-Agent": USER_AGENT}) as http:
+            while True:
+                attempt += 1
+                status, headers, body = None, {}, None
+                try:
+                    resp = http.get(url, params=params)
+                    status, headers = resp.status_code, dict(resp.headers)
+                    body = resp.json() if resp.status_code == 200 else {}
+                except (httpx.HTTPError, ValueError):
+                    pass
+                if status == 404:
+                    return None
+                d = decide(status, headers, {"data": body} if status == 200 and body is not None else body, attempt, time.time(),
+                           self._rng.random())
+                if d.action == "proceed":
+                    return body
+                if d.action == "fail":
+                    raise NetworkError(f"dependents service {url}: {d.reason}")
+                self._wait(d.wait)

@@ -1,0 +1,111 @@
+"""What to do after a response from GitHub, as pure decisions from (status, headers, body, attempt,
+now): proceed, retry after a wait, or fail. And how to pace so the budget never runs dry mid-run.
+
+Follows GitHub's documented behaviour: wait until `x-ratelimit-reset` when no points are left or
+a `RATE_LIMITED` error comes back; obey `retry-after`; wait at least a minute on a secondary limit
+without one; otherwise back off exponentially with jitter, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MAX_ATTEMPTS = 8
+BASE_BACKOFF = 1.0
+MAX_BACKOFF = 120.0
+SECONDARY_MIN_WAIT = 60.0
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # "proceed", "retry" or "fail"
+    wait: float = 0.0  # seconds to wait before retrying
+    reason: str = ""
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    for k, v in headers.items():
+        if k.lower() == name:
+            return v
+    return None
+
+
+def _until_reset(headers: Mapping[str, str], now: float) -> float | None:
+    reset = _header(headers, "x-ratelimit-reset")
+    if reset is None:
+        return None
+    try:
+        return max(1.0, float(reset) - now + 1.0)
+    except ValueError:
+        return None
+
+
+def backoff(attempt: int, jitter: float) -> float:
+    """Exponential backoff with jitter in [0.5, 1.5): attempt 1 waits about 1 s, 2 about 2 s, ..."""
+    return min(MAX_BACKOFF, BASE_BACKOFF * 2 ** (attempt - 1)) * (0.5 + jitter)
+
+
+def decide(status: int | None, headers: Mapping[str, str], body: Any, attempt: int, now: float, jitter: float = 0.5) -> Decision:
+    """The decision after attempt number `attempt` (1-based). `status` None means the connection
+    failed; `body` is the parsed JSON, or None when it could not be parsed."""
+    def retry(wait: float, reason: str) -> Decision:
+        if attempt >= MAX_ATTEMPTS:
+            return Decision("fail", 0.0, f"{reason}; gave up after {attempt} attempts")
+        return Decision("retry", wait, reason)
+
+    if status is None:
+        return retry(backoff(attempt, jitter), "connection failed")
+    if status == 401:
+        return Decision("fail", 0.0, "bad credentials (401)")
+    retry_after = _header(headers, "retry-after")
+    remaining = _header(headers, "x-ratelimit-remaining")
+    if status in (403, 429):
+        if retry_after is not None:
+            try:
+                return retry(max(1.0, float(retry_after)), f"secondary rate limit ({status}), retry-after {retry_after}s")
+            except ValueError:
+                pass
+        if remaining == "0":
+            wait = _until_reset(headers, now)
+            return retry(wait if wait is not None else SECONDARY_MIN_WAIT, f"primary rate limit exhausted ({status})")
+        text = str((body or {}).get("message", "")).lower() if isinstance(body, dict) else ""
+        if "secondary rate limit" in text or "abuse" in text:
+            return retry(max(SECONDARY_MIN_WAIT, backoff(attempt, jitter)), f"secondary rate limit ({status}) without retry-after")
+        if status == 403:
+            return Decision("fail", 0.0, f"forbidden (403): {text or 'the token lacks access'}")
+        return retry(backoff(attempt, jitter), f"too many requests ({status})")
+    if status >= 500:
+        return retry(backoff(attempt, jitter), f"server error ({status})")
+    if status != 200:
+        return Decision("fail", 0.0, f"unexpected HTTP {status}")
+    if body is None:
+        return retry(backoff(attempt, jitter), "malformed JSON in the response")
+    errors = body.get("errors") or [] if isinstance(body, dict) else []
+    if any(isinstance(e, dict) and e.get("type") == "RATE_LIMITED" for e in errors):
+        wait = _until_reset(headers, now)
+        return retry(wait if wait is not None else SECONDARY_MIN_WAIT, "RATE_LIMITED: no points left until the reset")
+    query_faults = [e for e in errors if isinstance(e, dict) and e.get("type") in ("MAX_NODE_LIMIT_EXCEEDED", "EXCESSIVE_PAGINATION")]
+    if query_faults:
+        return Decision("fail", 0.0, f"GitHub rejected the query: {query_faults[0].get('message', '')}")
+    if errors and body.get("data") is None:
+        messages = "; ".join(str(e.get("message", "")) for e in errors if isinstance(e, dict))
+        if all(isinstance(e, dict) and "type" not in e and "path" not in e for e in errors):
+            # Errors about the query itself (validation, pagination limits): retrying cannot help.
+            return Decision("fail", 0.0, f"GitHub rejected the query: {messages}")
+        return retry(backoff(attempt, jitter), f"errors without data: {messages}")
+    if any(isinstance(e, dict) and e.get("type") not in ("NOT_FOUND", "FORBIDDEN") for e in errors):
+        # Partial data with an error that is not about a missing or blocked repository: try again.
+        return retry(backoff(attempt, jitter), "partial data with errors")
+    return Decision("proceed")
+
+
+def pace(remaining: int | None, reset_epoch: float | None, now: float, next_cost: int, reserve: int) -> float:
+    """Seconds to wait before the next query so the budget is never spent to zero mid-run:
+    when what is left would fall below `reserve` after the next query, wait for the reset."""
+    if remaining is None or reset_epoch is None:
+        return 0.0
+    if remaining - next_cost >= reserve:
+        return 0.0
+    return max(0.0, reset_epoch - now + 1.0)

@@ -1,0 +1,71 @@
+"""Reading a repos file: one `owner/name` a line. Blank lines and `#` comments are skipped,
+GitHub URLs are reduced to `owner/name`, duplicates are dropped; anything else is an error that
+names its line, raised before a single request is made.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+OWNER = r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
+NAME = r"[A-Za-z0-9._-]{1,100}"
+_PLAIN = re.compile(rf"^({OWNER})/({NAME})$")
+_URL = re.compile(rf"^(?:https?://)?(?:www\.)?github\.com/({OWNER})/({NAME}?)(?:\.git)?/?(?:[#?].*)?$")
+
+
+class ReposFileError(ValueError):
+    """A repos file that cannot be used as it is; the message lists the lines to fix."""
+
+
+@dataclass(frozen=True)
+class ReposList:
+    repos: tuple[str, ...]
+    duplicates: int
+    from_urls: int
+
+
+def parse_repo(text: str) -> str | None:
+    """`owner/name` from a line (plain or a github.com URL), or None if it is neither."""
+    s = text.strip()
+    m = _PLAIN.match(s) or _URL.match(s)
+    if not m or m.group(2) in (".", "..") or not m.group(2):
+        return None
+    name = m.group(2)[:-4] if m.group(2).endswith(".git") else m.group(2)
+    return f"{m.group(1)}/{name}"
+
+
+def read_repos_file(path: str | Path, limit_errors: int = 10) -> ReposList:
+    p = Path(path)
+    if not p.exists():
+        raise ReposFileError(f"{p}: repos file not found")
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ReposFileError(f"{p}: not a UTF-8 text file; it should hold one owner/name a line") from None
+    seen: dict[str, str] = {}
+    bad: list[str] = []
+    dups = urls = 0
+    for no, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].strip() if not raw.strip().startswith("http") else raw.strip()
+        if not line or raw.strip().startswith("#"):
+            continue
+        repo = parse_repo(line)
+        if repo is None:
+            bad.append(f"line {no}: {raw.strip()[:80]!r} is not owner/name")
+            continue
+        if "/" in line and ("github.com" in line):
+            urls += 1
+        key = repo.lower()
+        if key in seen:
+            dups += 1
+            continue
+        seen[key] = repo
+    if bad:
+        more = f" (and {len(bad) - limit_errors} more)" if len(bad) > limit_errors else ""
+        raise ReposFileError(f"{p}: {len(bad)} line(s) are not repositories; fix or remove them, nothing was collected:\n  "
+                             + "\n  ".join(bad[:limit_errors]) + more)
+    if not seen:
+        raise ReposFileError(f"{p}: no repositories in the file; write one owner/name a line")
+    return ReposList(tuple(seen.values()), dups, urls)

@@ -1,0 +1,26 @@
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from collecting import collect_world
+
+from porchlamp.collect import CollectSummary
+from porchlamp.emulator import Emulator, WorldIndex
+
+
+@pytest.fixture(scope="session")
+def collected300(world300: Path, index300: WorldIndex, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, CollectSummary]:
+    db = tmp_path_factory.mktemp("collected") / "c300.duckdb"
+    summary = collect_world(index300, db)
+    return db, summary
+
+
+@pytest.fixture(scope="session")
+def index300(world300: Path) -> WorldIndex:
+    return WorldIndex(world300)
+
+
+@pytest.fixture()
+def emulator300(index300: WorldIndex) -> Iterator[Emulator]:
+    with Emulator(index300) as e:
+        yield e

@@ -1,0 +1,104 @@
+"""The collector as an operator runs it (a separate process): killed with -9 at random points and
+started again, it ends with the same rows; a second one on the same store is refused; the token
+never shows up in anything it writes."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from collecting import raw_contents
+
+from porchlamp.emulator import Emulator, Limits, WorldIndex
+from porchlamp.sample import generate_world
+from porchlamp.store import Store
+
+SECRET = "ghp_" + "Zq7" * 12  # looks like a real token; built here so no token-shaped string is committed
+
+
+def _cli(args: list[str], token: str = SECRET, **kw) -> subprocess.Popen:  # type: ignore[no-untyped-def, type-arg]
+    env = {**os.environ, "GITHUB_TOKEN": token, "PORCHLAMP_WAIT_SCALE": "0.001", "COLUMNS": "200"}
+    return subprocess.Popen([sys.executable, "-m", "porchlamp", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+
+
+def _collect_args(world: Path, db: Path, emu: Emulator, *extra: str) -> list[str]:
+    return ["collect", "--repos-file", str(world / "repos.txt"), "--api", emu.url, "--db", str(db), "--as-of", "2026-10-15",
+            "--dependents-api", emu.base_url, *extra]
+
+
+@pytest.fixture(scope="module")
+def small_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate_world(tmp_path_factory.mktemp("small") / "w", repos=60, seed=808).path
+
+
+@pytest.mark.slow
+def test_kill_nine_at_ten_points_then_resume(small_world: Path, tmp_path: Path) -> None:
+    index = WorldIndex(small_world)
+    with Emulator(index) as emu:
+        t0 = time.perf_counter()
+        whole = _cli(_collect_args(small_world, tmp_path / "whole.duckdb", emu))
+        assert whole.wait(600) == 0, whole.stderr.read()  # type: ignore[union-attr]
+        full_time = time.perf_counter() - t0
+        expected = raw_contents(tmp_path / "whole.duckdb")
+        rng = random.Random(2026)
+        kills = 0
+        for point in range(10):
+            db = tmp_path / f"killed{point}.duckdb"
+            run = _cli(_collect_args(small_world, db, emu))
+            time.sleep(rng.uniform(0.8, max(1.0, full_time * 0.9)))  # past start-up, before the end
+            if run.poll() is None:
+                run.send_signal(signal.SIGKILL)
+                kills += 1
+            run.wait(60)
+            resumed = _cli(_collect_args(small_world, db, emu))
+            out, err = resumed.communicate(timeout=600)
+            assert resumed.returncode == 0, err
+            assert raw_contents(db) == expected, f"kill point {point}"
+        assert kills >= 8
+
+
+def test_second_collector_is_refused(small_world: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    with Emulator(WorldIndex(small_world)) as emu, Store(db):
+        run = _cli(_collect_args(small_world, db, emu))
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 2 and "in use by another Porchlamp process" in err
+
+
+def test_token_never_leaks(small_world: Path, tmp_path: Path) -> None:
+    db, stats = tmp_path / "s.duckdb", tmp_path / "stats.json"
+    outputs = []
+    with Emulator(WorldIndex(small_world)) as emu:
+        run = _cli(_collect_args(small_world, db, emu, "--stats-json", str(stats)))
+        outputs += list(run.communicate(timeout=300))
+        assert run.returncode == 0, outputs[-1]
+    for args in (["evaluate", "--db", str(db)], ["report", "--db", str(db), "--format", "json"], ["report", "--db", str(db)]):
+        run = _cli(args)
+        outputs += list(run.communicate(timeout=300))
+        assert run.returncode == 0
+    # A refused token: the error names the problem, never the token.
+    with Emulator(WorldIndex(small_world), limits=Limits(valid_tokens=frozenset({"another"}))) as emu:
+        run = _cli(_collect_args(small_world, tmp_path / "refused.duckdb", emu))
+        outputs += list(run.communicate(timeout=120))
+        assert run.returncode == 2 and "refused the token" in outputs[-1]
+    assert json.loads(stats.read_text())["prs"] > 0
+    everything = "\n".join(outputs) + stats.read_text()
+    assert SECRET not in everything and SECRET[:12] not in everything
+    for f in tmp_path.rglob("*"):
+        if f.is_file():
+            assert SECRET.encode() not in f.read_bytes(), f
+
+
+def test_missing_token_is_a_clear_error(small_world: Path, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_TOKEN"}
+    env["PATH"] = "/nonexistent"  # no `gh` to ask either
+    run = subprocess.run([sys.executable, "-m", "porchlamp", "collect", "--repos-file", str(small_world / "repos.txt"),
+                          "--db", str(tmp_path / "s.duckdb"), "--api", "http://127.0.0.1:9/graphql"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "no GitHub token" in run.stderr
