@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/porchlamp demo --out demo
+	$(BIN)/porchlamp demo --out demo $(DEMO_FLAGS)
 
 # GitHub's published GraphQL schema, pinned: the emulator and the queries are checked against it.
 $(GITHUB_SCHEMA):

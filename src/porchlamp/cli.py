@@ -343,18 +343,118 @@ def emulator(
 
 
 @app.command()
+def check(
+    repo: str = typer.Argument(..., help="owner/name (or a github.com URL) of any repository."),
+    api: str = typer.Option("https://api.github.com/graphql", "--api", help="GraphQL endpoint (the emulator's URL offline)."),
+    dependents_api: str = typer.Option("https://packages.ecosyste.ms", "--dependents-api", help="Dependents service ('' to skip)."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Judge as of this date (default: today, UTC)."),
+    fmt: str = typer.Option("table", "--format", help="table or json."),
+    config: Optional[Path] = CONFIG_OPTION,
+) -> None:
+    """Judge one repository now, end to end: its status and reason, or its scores, with the evidence.
+
+    Collects it with the real collector (token as for collect) and evaluates it with the same
+    code as a snapshot; it need not be in any snapshot. Ranks need the population, so none here.
+    """
+    from datetime import datetime, timezone
+
+    from porchlamp.check import CheckError, check_repo
+    from porchlamp.collect import CollectError, GraphQLClient, find_token
+    from porchlamp.collect.repos_file import parse_repo
+
+    with _errors():
+        if fmt not in ("table", "json"):
+            raise UserError(f"--format must be table or json (got {fmt!r})")
+        name = parse_repo(repo)
+        if name is None:
+            raise UserError(f"{repo!r} is not owner/name or a github.com repository URL")
+        settings = load_settings(config)
+        today = datetime.now(timezone.utc).date()
+        when = _parse_date(as_of, "--as-of") or today
+        if when > today:
+            raise UserError(f"--as-of {when} is in the future; the newest possible is today, {today}")
+        token = find_token()
+        if not token:
+            raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login`")
+        client = GraphQLClient(api, token, wait_scale=_wait_scale())
+        try:
+            result = check_repo(name, client, when, settings, dependents_api or None)
+        except (CheckError, CollectError) as err:
+            raise UserError(str(err)) from None
+        finally:
+            client.close()
+        if fmt == "json":
+            sys.stdout.write(_dump_json(result.as_dict()) + "\n")
+        else:
+            from porchlamp.report_text import print_check
+
+            print_check(result.as_dict(), out)
+
+
+@app.command("publish")
+def publish_cmd(
+    out_dir: Path = typer.Option(..., "--out", help="Directory for the site and dataset (replaced whole when done)."),
+    db: Path = DB_OPTION,
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Which evaluated snapshot (default: the latest)."),
+    issues_url: str = typer.Option("https://github.com/porchlamp/porchlamp/issues/new", "--issues-url",
+                                   help="Where 'think this is wrong?' opens an issue."),
+) -> None:
+    """Write the static site (rankings, not ranked, project pages, report, method) and the dataset.
+
+    Hostable on any static host; preview it with `porchlamp serve DIR`. Built beside DIR and
+    swapped in at the end, so a failed run leaves the previous site untouched.
+    """
+    from porchlamp.publish import load_site_data, publish
+    from porchlamp.snapshot import SnapshotError
+
+    with _errors():
+        _require_store(db)
+        try:
+            with Store(db, read_only=True) as store:
+                site = load_site_data(store, _parse_date(as_of, "--as-of"))
+        except SnapshotError as err:
+            raise UserError(str(err)) from None
+        with progress_bar("writing project pages", len(site.projects)) as advance:
+            summary = publish(site, out_dir, issues_url=issues_url, progress=advance)
+        console.print(f"published {summary.projects:,} projects in {summary.pages:,} pages ({summary.bytes / 1e6:.1f} MB) "
+                      f"to {summary.out} in {summary.seconds:.1f} s; preview: porchlamp serve {out_dir}")
+
+
+@app.command()
+def serve(
+    directory: Path = typer.Argument(..., help="A directory written by `porchlamp publish`."),
+    port: int = typer.Option(8000, "--port", help="Port on 127.0.0.1."),
+) -> None:
+    """Preview a published site at http://127.0.0.1:PORT/ (Ctrl-C stops it)."""
+    from porchlamp.publish.serve import SiteServer
+
+    with _errors():
+        server = SiteServer(directory, port)
+        console.print(f"serving {directory} at {server.url} (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        finally:
+            server.stop()
+
+
+@app.command()
 def demo(
     out_dir: Path = typer.Option(Path("demo"), "--out", help="Where the world, the store and the site go."),
     repos: int = typer.Option(300, "--repos", min=25, help="Repositories in the sample world."),
     seed: int = typer.Option(1, "--seed", help="Seed of the sample world."),
+    serve_site: bool = typer.Option(True, "--serve/--no-serve", help="Serve the site when done (Ctrl-C stops)."),
+    port: int = typer.Option(8000, "--port", help="Port for the site preview."),
 ) -> None:
     """Run Porchlamp end to end on a generated sample world, offline.
 
     Generates OUT/world, serves it through the GitHub emulator on 127.0.0.1, collects it over
-    real HTTP into OUT/porchlamp.duckdb, evaluates it and prints the report.
+    real HTTP into OUT/porchlamp.duckdb, evaluates it, prints the report, publishes OUT/site and
+    serves it at a printed address.
     """
     from porchlamp.collect import CollectOptions, Collector, GraphQLClient
     from porchlamp.emulator import Emulator
+    from porchlamp.publish import load_site_data, publish
+    from porchlamp.publish.serve import SiteServer
     from porchlamp.report_text import print_report
     from porchlamp.sample import generate_world
     from porchlamp.sample.world import read_meta
@@ -363,30 +463,42 @@ def demo(
     with _errors():
         out_dir.mkdir(parents=True, exist_ok=True)
         world, db = out_dir / "world", out_dir / "porchlamp.duckdb"
-        with progress_bar("1/4 generating the sample world", repos) as advance:
+        with progress_bar("1/5 generating the sample world", repos) as advance:
             ws = generate_world(world, repos=repos, seed=seed, progress=advance)
-        console.print(f"1/4 sample world: {ws.repos:,} repositories, {ws.pulls:,} PRs in {world}")
+        console.print(f"1/5 sample world: {ws.repos:,} repositories, {ws.pulls:,} PRs in {world}")
         if db.exists():
             db.unlink()
         as_of = date.fromisoformat(read_meta(world)["as_of"])
         settings = load_settings(None)
         with Emulator(world) as emu:
-            console.print(f"2/4 GitHub emulator serving the world at {emu.url}")
+            console.print(f"2/5 GitHub emulator serving the world at {emu.url}")
             client = GraphQLClient(emu.url, "demo-token")
             try:
-                with Store(db) as store, progress_bar("3/4 collecting over HTTP", repos * 3) as advance:
+                with Store(db) as store, progress_bar("3/5 collecting over HTTP", repos * 3) as advance:
                     summary = Collector(store, client, CollectOptions(as_of=as_of, dependents_api=emu.base_url), settings,
                                         progress=lambda label, n, total: advance(n)).run((world / "repos.txt").read_text().split())
             finally:
                 client.close()
-        console.print(f"3/4 collected {summary.done:,} repositories, {summary.prs:,} PRs for {summary.points:,} points "
+        console.print(f"3/5 collected {summary.done:,} repositories, {summary.prs:,} PRs for {summary.points:,} points "
                       f"({summary.points_per_100_prs or 0:.2f} per 100 PRs) into {db}")
         with Store(db) as store:
-            with progress_bar("4/4 evaluating", repos) as advance:
+            with progress_bar("4/5 evaluating", repos) as advance:
                 ev = evaluate_store(store, as_of, settings, advance)
-            console.print(f"4/4 evaluated {ev.repos:,} repositories for {ev.as_of}; the report:")
+            console.print(f"4/5 evaluated {ev.repos:,} repositories for {ev.as_of}; the report:")
             print_report(report_from_store(store), out)
-        console.print(f"done. Try: porchlamp report --db {db} --format json")
+            site = load_site_data(store)
+        with progress_bar("5/5 publishing", repos) as advance:
+            pub = publish(site, out_dir / "site", progress=advance)
+        console.print(f"5/5 published {pub.pages:,} pages ({pub.bytes / 1e6:.1f} MB) to {pub.out}")
+        if serve_site:
+            server = SiteServer(pub.out, port)
+            console.print(f"done. The site is at {server.url} (Ctrl-C stops). Also try: porchlamp report --db {db} --format json")
+            try:
+                server.serve_forever()
+            finally:
+                server.stop()
+        else:
+            console.print(f"done. Preview it with: porchlamp serve {pub.out}")
 
 
 _STATUS_ORDER = ("ranked", "unrated", "undecided", "black_hole", "stale", "no_license", "not_real_project", "not_software")

@@ -69,3 +69,44 @@ def print_report(data: dict[str, Any], console: Console) -> None:
         for p in top:
             k.add_row(str(p["ranks"].get("default")), p["repo"], p["tier"] or "", f"{p['score']:.1f}", p["ecosystem"])
         console.print(k)
+
+
+def print_check(data: dict[str, Any], console: Console) -> None:
+    """One checked repository: verdict, components, and the PRs behind it."""
+    from rich.markup import escape
+
+    repo = escape(data["repo"])
+    if data["status"] == "ranked":
+        d = data["profiles"]["default"]
+        console.print(f"[bold]{repo}[/]: tier {escape(str(d['tier']))}, score {d['score']:.1f} "
+                      f"({d['coverage']:.0%} of the default profile measured), as of {data['as_of']}")
+    else:
+        console.print(f"[bold]{repo}[/]: {escape(data['status'].replace('_', ' '))} ({escape(data['kind'].replace('_', ' '))}), "
+                      f"as of {data['as_of']}")
+    console.print(escape(data["reason"]))
+    if data.get("borderline"):
+        console.print("borderline: more than half unanswered, but too few PRs to call it a black hole")
+    if data.get("review_happens"):
+        console.print(f"review happens at: {escape(data['review_happens'])}")
+    if data["components"]:
+        t = Table(title="Components", title_justify="left")
+        for col in ("component", "score", "measured"):
+            t.add_column(col)
+        for name, c in sorted(data["components"].items()):
+            t.add_row(name.replace("_", " "), "missing" if c["score"] is None else f"{c['score']:.1f}", escape(c["reason"]))
+        console.print(t)
+        p = Table(title="Every goal", title_justify="left")
+        for col in ("goal", "score", "coverage", "tier"):
+            p.add_column(col)
+        for name, v in data["profiles"].items():
+            p.add_row(name, "–" if v["score"] is None else f"{v['score']:.1f}", f"{v['coverage']:.0%}", escape(str(v["tier"] or "–")))
+        console.print(p)
+    e = Table(title=f"Outside PRs behind the verdict ({len(data['outside_prs'])})", title_justify="left")
+    for col in ("PR", "author", "opened", "outcome", "first response"):
+        e.add_column(col)
+    for x in data["outside_prs"][:50]:
+        e.add_row(escape(x["url"]), escape(x["author"] or ""), x["opened"][:10], x["outcome"] or "",
+                  escape(f"{x['first_response']} by {x['responder']}" if x["first_response"] else "none"))
+    console.print(e)
+    if data["excluded_prs"]:
+        console.print("left out: " + ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in data["excluded_prs"].items()))

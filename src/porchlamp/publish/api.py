@@ -1,0 +1,188 @@
+"""The dataset: a versioned JSON API under `data/v1/` with JSON Schema files, CSV and Parquet
+downloads, an SVG badge and a Shields endpoint per project.
+
+Keys of v1 are only ever added, never renamed or removed; `schema_version` says which version.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from porchlamp import __version__
+from porchlamp.publish.data import Project, SiteData
+
+SCHEMA_VERSION = 1
+TIER_COLORS = {"A": "#2e7d32", "B": "#558b2f", "B (capped)": "#7c8b2f", "C": "#c77d16", "D": "#b23b3b"}
+STATUS_COLORS = {"black_hole": "#555555", "undecided": "#5c6bc0", "unrated": "#8d8d8d"}
+SHIELDS_COLORS = {"A": "brightgreen", "B": "green", "B (capped)": "yellowgreen", "C": "orange", "D": "red"}
+
+
+def write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str), encoding="utf-8")
+
+
+def _round(x: float | None, n: int = 1) -> float | None:
+    return None if x is None else round(x, n)
+
+
+def badge_text(p: Project) -> tuple[str, str]:
+    """(message, colour) of a project's badge."""
+    if p.status == "ranked":
+        d = p.profiles.get("default", {})
+        return f"{d.get('tier')} · {d.get('score', 0):.0f}", TIER_COLORS.get(d.get("tier") or "", "#777")
+    return p.status.replace("_", " "), STATUS_COLORS.get(p.status, "#9e9e9e")
+
+
+def badge_svg(p: Project) -> str:
+    message, color = badge_text(p)
+    label = "porchlamp"
+    lw, mw = 6 * len(label) + 12, 6 * len(message) + 12
+    w = lw + mw
+    m = escape(message)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="20" role="img" aria-label="{label}: {m}">'
+            f"<title>{label}: {m}</title><rect width=\"{lw}\" height=\"20\" fill=\"#444\"/>"
+            f'<rect x="{lw}" width="{mw}" height="20" fill="{escape(color)}"/>'
+            f'<g fill="#fff" font-family="Verdana,DejaVu Sans,sans-serif" font-size="11">'
+            f'<text x="6" y="14">{label}</text><text x="{lw + 6}" y="14">{m}</text></g></svg>')
+
+
+def shields_json(p: Project) -> dict[str, Any]:
+    message, _ = badge_text(p)
+    tier = p.profiles.get("default", {}).get("tier") if p.status == "ranked" else None
+    return {"schemaVersion": 1, "label": "porchlamp", "message": message, "color": SHIELDS_COLORS.get(tier or "", "lightgrey")}
+
+
+def rankings_index(site: SiteData) -> dict[str, Any]:
+    """The compact index the rankings page switches profiles and filters from."""
+    profiles = list(site.settings.profiles)
+    columns = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs"]
+    for prof in profiles:
+        columns += [f"{prof}.rank", f"{prof}.score", f"{prof}.tier", f"{prof}.delta"]
+    rows = []
+    for p in site.ranked("default"):
+        resp = (p.components.get("responsiveness") or {}).get("inputs", {})
+        row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], resp.get("answered_share"),
+                          resp.get("median_hours_to_first_response"), p.row["outside_prs"]]
+        for prof in profiles:
+            d = p.profiles.get(prof, {})
+            row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
+        rows.append(row)
+    return {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "profiles": profiles, "columns": columns, "rows": rows}
+
+
+def project_json(p: Project, site: SiteData) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "as_of": site.as_of.isoformat(),
+        "repo": p.repo,
+        "url": f"https://github.com/{p.repo}",
+        "status": p.status,
+        "kind": p.row["kind"],
+        "reason": p.row["reason"],
+        "ecosystem": p.row["ecosystem"],
+        "stars": p.row["stars"],
+        "language": p.row["language"],
+        "description": p.row["description"],
+        "borderline": bool(p.row["borderline"]),
+        "review_happens": p.row["review_happens"],
+        "profiles": {k: {kk: v.get(kk) for kk in ("score", "coverage", "tier", "rank", "delta", "explain")} for k, v in p.profiles.items()},
+        "components": p.components,
+        "evidence": p.evidence(),
+        "outside_prs": [{"number": x["number"], "url": f"https://github.com/{p.repo}/pull/{x['number']}", "author": x["author"],
+                         "opened": x["created_at"], "outcome": x["outcome"], "first_response": x["response_kind"],
+                         "responder": x["response_actor"], "hours_to_first_response": _round(x["hours_to_response"])}
+                        for x in p.outside()],
+        "excluded_prs": dict((k, n) for k, n in p.excluded_counts()),
+    }
+
+
+def _schemas() -> dict[str, dict[str, Any]]:
+    base = "https://json-schema.org/draft/2020-12/schema"
+    return {
+        "index": {"$schema": base, "title": "Porchlamp snapshot index", "type": "object",
+                  "required": ["schema_version", "as_of", "files", "funnel"],
+                  "properties": {"schema_version": {"const": SCHEMA_VERSION}, "as_of": {"type": "string", "format": "date"},
+                                 "files": {"type": "object"}, "funnel": {"type": "object", "additionalProperties": {"type": "integer"}}}},
+        "report": {"$schema": base, "title": "Porchlamp report", "type": "object",
+                   "required": ["as_of", "funnel", "judged_for_black_hole", "outside_prs", "outside_authors", "black_hole_by_ecosystem",
+                                "black_hole_by_stars", "top100_overlap", "projects"],
+                   "properties": {"funnel": {"type": "object", "required": ["not_software", "not_real_project", "no_license", "stale",
+                                                                             "black_hole", "undecided", "unrated", "ranked"]},
+                                  "projects": {"type": "array", "items": {"type": "object", "required": [
+                                      "repo", "status", "kind", "reason", "tier", "score", "coverage", "ranks", "delta"]}}}},
+        "rankings": {"$schema": base, "title": "Porchlamp rankings index", "type": "object",
+                     "required": ["schema_version", "as_of", "profiles", "columns", "rows"],
+                     "properties": {"columns": {"type": "array", "items": {"type": "string"}},
+                                    "rows": {"type": "array", "items": {"type": "array"}}}},
+        "project": {"$schema": base, "title": "Porchlamp project", "type": "object",
+                    "required": ["schema_version", "as_of", "repo", "url", "status", "kind", "reason", "profiles", "components",
+                                 "evidence", "outside_prs", "excluded_prs"],
+                    "properties": {"outside_prs": {"type": "array", "items": {"type": "object", "required": [
+                        "number", "url", "author", "opened", "outcome"]}}}},
+        "shields": {"$schema": base, "title": "Shields endpoint badge", "type": "object",
+                    "required": ["schemaVersion", "label", "message", "color"]},
+    }
+
+
+def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, int]:
+    """Everything under data/ and badges/; returns files written per kind."""
+    v1 = out / "data" / "v1"
+    counts = {"projects": 0, "badges": 0}
+    for name, schema in _schemas().items():
+        write_json(v1 / "schema" / f"{name}.schema.json", schema)
+    write_json(v1 / "report.json", site.report)
+    write_json(v1 / "rankings.json", rankings_index(site))
+    for p in site.projects:
+        write_json(v1 / "projects" / p.owner / f"{p.name}.json", project_json(p, site))
+        write_json(v1 / "shields" / p.owner / f"{p.name}.json", shields_json(p))
+        badge = out / "badges" / p.owner / f"{p.name}.svg"
+        badge.parent.mkdir(parents=True, exist_ok=True)
+        badge.write_text(badge_svg(p), encoding="utf-8")
+        counts["projects"] += 1
+        counts["badges"] += 1
+        if progress:
+            progress(1)
+    _tables(v1, site)
+    write_json(v1 / "index.json", {
+        "schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "generated_by": f"porchlamp {__version__}",
+        "funnel": site.report["funnel"], "projects": len(site.projects),
+        "files": {"report": "report.json", "rankings": "rankings.json", "project": "projects/{owner}/{name}.json",
+                  "shields": "shields/{owner}/{name}.json", "badge": "../../badges/{owner}/{name}.svg",
+                  "csv": "snapshot.csv", "parquet": "snapshot.parquet", "prs_parquet": "prs.parquet", "schemas": "schema/"},
+    })
+    return counts
+
+
+def _tables(v1: Path, site: SiteData) -> None:
+    profiles = list(site.settings.profiles)
+    header = ["repo", "status", "kind", "reason", "ecosystem", "language", "stars", "outside_prs", "answered", "closed_silently",
+              "unanswered", "tier", "score", "coverage"] + [f"rank_{p}" for p in profiles] + [f"delta_{p}" for p in profiles]
+    rows = []
+    for p in site.projects:
+        d = p.profiles.get("default", {})
+        ranked = p.status == "ranked"
+        rows.append([p.repo, p.status, p.row["kind"], p.row["reason"], p.row["ecosystem"], p.row["language"], p.row["stars"],
+                     p.row["outside_prs"], p.row["answered"], p.row["closed_silently"], p.row["unanswered"],
+                     d.get("tier") if ranked else None, d.get("score") if ranked else None, d.get("coverage")]
+                    + [p.profiles.get(x, {}).get("rank") for x in profiles] + [p.profiles.get(x, {}).get("delta") for x in profiles])
+    with open(v1 / "snapshot.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    pq.write_table(pa.table({h: [r[i] for r in rows] for i, h in enumerate(header)}), v1 / "snapshot.parquet")
+    pr_cols = ["repo", "number", "author", "created_at", "clock_start", "excluded", "outcome", "response_kind", "response_actor",
+               "response_at", "hours_to_response", "first_timer", "merged"]
+    prs: dict[str, list[Any]] = {c: [] for c in pr_cols}
+    for p in site.projects:
+        for x in p.prs:
+            for c in pr_cols:
+                prs[c].append(p.repo if c == "repo" else x.get(c))
+    pq.write_table(pa.table(prs), v1 / "prs.parquet")

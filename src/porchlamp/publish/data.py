@@ -1,0 +1,132 @@
+"""An evaluated snapshot read back from the store into what the site and the dataset show.
+
+One pass over each result table; project pages get their PRs, components and profiles here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+from urllib.parse import urlparse
+
+from porchlamp.config import Settings
+from porchlamp.evaluate.pulls import EXCLUSION_REASONS
+from porchlamp.snapshot import report_from_store, stored_as_of
+from porchlamp.stats import quantile
+from porchlamp.store import Store
+
+STATUS_LABELS = {
+    "ranked": "Ranked",
+    "unrated": "Unrated: too little could be measured",
+    "undecided": "Undecided: review happens off GitHub",
+    "black_hole": "Black hole: most outside PRs go unanswered",
+    "stale": "Stale: no human commits in six months",
+    "no_license": "No open-source license",
+    "not_real_project": "Not a real project (archived, mirror or fork)",
+    "not_software": "Not software (list, docs or data)",
+}
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL if it is http(s) with a host, else None: links go nowhere else."""
+    if not url or not isinstance(url, str):
+        return None
+    try:
+        parts = urlparse(url.strip())
+    except ValueError:
+        return None
+    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else None
+
+
+@dataclass
+class Project:
+    repo: str
+    row: dict[str, Any]
+    profiles: dict[str, dict[str, Any]] = field(default_factory=dict)
+    components: dict[str, dict[str, Any]] = field(default_factory=dict)
+    prs: list[dict[str, Any]] = field(default_factory=list)
+    homepage: str | None = None
+    topics: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> str:
+        return str(self.row["status"])
+
+    @property
+    def owner(self) -> str:
+        return self.repo.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.repo.split("/", 1)[1]
+
+    def outside(self) -> list[dict[str, Any]]:
+        return [p for p in self.prs if p["excluded"] is None]
+
+    def excluded_counts(self) -> list[tuple[str, int]]:
+        counts: dict[str, int] = defaultdict(int)
+        for p in self.prs:
+            if p["excluded"]:
+                counts[p["excluded"]] += 1
+        return [(EXCLUSION_REASONS.get(k, k), n) for k, n in sorted(counts.items(), key=lambda x: -x[1])]
+
+    def response_times(self) -> dict[str, dict[str, Any]]:
+        """Median time to first response for first-timers and for everyone else."""
+        out = {}
+        for label, group in (("first-timers", [p for p in self.outside() if p["first_timer"]]),
+                             ("others", [p for p in self.outside() if not p["first_timer"]])):
+            hours = [p["hours_to_response"] for p in group if p["hours_to_response"] is not None]
+            answered = sum(1 for p in group if p["outcome"] == "answered")
+            out[label] = {"prs": len(group), "answered": answered, "median_hours": quantile(hours, 0.5)}
+        return out
+
+    def evidence(self) -> dict[str, Any]:
+        ev: dict[str, Any] = json.loads(self.row["evidence"] or "{}")
+        return ev
+
+    def good_first_issues(self) -> list[dict[str, Any]]:
+        issues: list[dict[str, Any]] = (self.components.get("accessibility") or {}).get("inputs", {}).get("good_first_issues", [])
+        return issues
+
+
+@dataclass
+class SiteData:
+    as_of: date
+    settings: Settings
+    report: dict[str, Any]
+    projects: list[Project]
+
+    def by_repo(self) -> dict[str, Project]:
+        return {p.repo: p for p in self.projects}
+
+    def ranked(self, profile: str) -> list[Project]:
+        ranked = [p for p in self.projects if p.status == "ranked" and p.profiles.get(profile, {}).get("rank")]
+        return sorted(ranked, key=lambda p: p.profiles[profile]["rank"])
+
+
+def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
+    when = stored_as_of(store, as_of)
+    meta = store.snapshot_meta(when) or {}
+    settings = Settings.model_validate_json(meta["settings"]) if meta.get("settings") else Settings()
+    rows = store.query("SELECT * FROM results WHERE as_of = ? ORDER BY repo", [when])
+    projects = {r["repo"]: Project(r["repo"], r) for r in rows}
+    for r in store.query("SELECT repo, profile, score, coverage, tier, rank, delta, explain FROM profile_results WHERE as_of = ?", [when]):
+        r["explain"] = json.loads(r["explain"] or "[]")
+        projects[r["repo"]].profiles[r["profile"]] = r
+    for r in store.query("SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ?", [when]):
+        projects[r["repo"]].components[r["component"]] = {"score": r["score"], "inputs": json.loads(r["inputs"] or "{}"), "reason": r["reason"]}
+    for r in store.query(
+            "SELECT repo, number, title, author, author_association, created_at, clock_start, excluded, outcome, response_kind, "
+            "response_actor, response_at, hours_to_response, first_timer, merged FROM pr_results WHERE as_of = ? ORDER BY repo, number DESC",
+            [when]):
+        repo = r.pop("repo")
+        if repo in projects:
+            projects[repo].prs.append(r)
+    for r in store.query("SELECT name_with_owner AS repo, homepage_url, topics FROM repositories"):
+        if r["repo"] in projects:
+            projects[r["repo"]].homepage = safe_url(r["homepage_url"])
+            projects[r["repo"]].topics = tuple(r["topics"] or ())
+    return SiteData(when, settings, report_from_store(store, when), list(projects.values()))

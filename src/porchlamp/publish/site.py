@@ -1,0 +1,191 @@
+"""Renders the static site from an evaluated snapshot: rankings (pre-rendered per goal, ecosystem
+and page, so every view works without JavaScript), not ranked, one page per project, the
+report with its charts, the method and the data page; then swaps it into place whole.
+
+Jinja2 autoescapes everything; links are only ever http(s) URLs or the site's own paths.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from porchlamp.config import COMPONENTS
+from porchlamp.evaluate import components as components_mod
+from porchlamp.publish import api
+from porchlamp.publish.charts import report_charts
+from porchlamp.publish.data import STATUS_LABELS, Project, SiteData, safe_url
+from porchlamp.report_text import GATE_LABELS
+
+PAGE_SIZE = 50
+NOT_RANKED_ORDER = ("black_hole", "undecided", "unrated", "stale", "no_license", "not_real_project", "not_software")
+PROFILE_LABELS = {"default": "Default", "first-contribution": "First contribution", "career": "Career", "systems": "Systems",
+                  "ai-assisted": "AI-assisted"}
+DEFAULT_ISSUES_URL = "https://github.com/porchlamp/porchlamp/issues/new"
+
+
+@dataclass(frozen=True)
+class PublishSummary:
+    out: Path
+    pages: int
+    projects: int
+    bytes: int
+    seconds: float
+
+
+def slug(text: str) -> str:
+    """A path segment that is safe on any static host, whatever the text held."""
+    return quote(text, safe="._-") or "_"
+
+
+def project_href(p: Project) -> str:
+    return f"projects/{slug(p.owner)}/{slug(p.name)}.html"
+
+
+def rank_href(profile: str, eco: str | None, page: int) -> str:
+    if profile == "default" and not eco and page == 1:
+        return "index.html"
+    return f"rankings/{slug(profile)}/{slug(eco) if eco else 'all'}/page-{page}.html"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x * 100:.0f}%"
+
+
+def _hours(h: float | None) -> str:
+    if h is None:
+        return "–"
+    if h < 1:
+        return f"{h * 60:.0f} min"
+    if h < 48:
+        return f"{h:.0f} h"
+    return f"{h / 24:.1f} days"
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(map(str, v)) or "none"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return "–" if v is None else str(v)
+
+
+def environment() -> Environment:
+    env = Environment(loader=PackageLoader("porchlamp.publish", "templates"), autoescape=select_autoescape(default=True),
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update({
+        "pct": _pct, "hours": _hours, "show": _show, "safe_url": safe_url,
+        "thousands": lambda n: "–" if n is None else f"{n:,}",
+        "delta": lambda d: "–" if d is None else ("0" if d == 0 else f"{d:+d}"),
+        "num": lambda x: "–" if x is None else f"{x:.1f}",
+        "tierclass": lambda t: (t or "none").replace(" (capped)", "-capped").lower(),
+        "day": lambda t: t.strftime("%Y-%m-%d") if t else "–",
+    })
+    env.globals.update({"project_href": project_href, "rank_href": rank_href, "profile_labels": PROFILE_LABELS,
+                        "status_labels": STATUS_LABELS, "gate_labels": GATE_LABELS})
+    return env
+
+
+def dispute_url(p: Project, issues_url: str) -> str:
+    lines = [f"Project: https://github.com/{p.repo}", f"Verdict: {p.status} ({p.row['kind']})", f"Reason: {p.row['reason']}", "",
+             "The outside pull requests behind it:"]
+    lines += [f"- https://github.com/{p.repo}/pull/{x['number']} ({x['outcome']})" for x in p.outside()[:30]]
+    lines += ["", "Which of these show otherwise, and why:"]
+    return f"{issues_url}?{urlencode({'title': f'Verdict on {p.repo}', 'body': chr(10).join(lines)})}"
+
+
+class _Writer:
+    def __init__(self, root: Path, env: Environment, common: dict[str, Any]) -> None:
+        self.root, self.env, self.common = root, env, common
+        self.pages = 0
+
+    def page(self, rel: str, template: str, **ctx: Any) -> None:
+        depth = rel.count("/")
+        html = self.env.get_template(template).render(**self.common, root="../" * depth, **ctx)
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(html, encoding="utf-8")
+        self.pages += 1
+
+
+def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
+                progress: Callable[[int], None] | None = None) -> int:
+    """Write every page into `out` (which must exist); returns how many pages."""
+    env = environment()
+    profiles = list(site.settings.profiles)
+    labels = {name: PROFILE_LABELS.get(name, name.replace("-", " ").capitalize()) for name in profiles}
+    ranked_default = site.ranked("default")
+    ecosystems = sorted({p.row["ecosystem"] for p in ranked_default})
+    languages = sorted({p.row["language"] for p in ranked_default if p.row["language"]})
+    common = {"as_of": site.as_of, "settings": site.settings, "report": site.report, "profiles": profiles, "ecosystems": ecosystems,
+              "languages": languages, "components": COMPONENTS, "profile_labels": labels}
+    w = _Writer(out, env, common)
+    for profile in profiles:
+        ordered = site.ranked(profile)
+        for eco in [None, *ecosystems]:
+            rows = [p for p in ordered if eco is None or p.row["ecosystem"] == eco]
+            pages = max(1, -(-len(rows) // PAGE_SIZE))
+            for page in range(1, pages + 1):
+                w.page(rank_href(profile, eco, page), "rankings.html", profile=profile, eco=eco, page=page, pages=pages,
+                       total=len(rows), rows=rows[(page - 1) * PAGE_SIZE: page * PAGE_SIZE])
+    not_ranked = [p for p in site.projects if p.status != "ranked"]
+    not_ranked.sort(key=lambda p: (NOT_RANKED_ORDER.index(p.status) if p.status in NOT_RANKED_ORDER else 99, -p.row["stars"], p.repo))
+    w.page("not-ranked.html", "not_ranked.html", rows=not_ranked, status=None)
+    for status in NOT_RANKED_ORDER:
+        w.page(f"not-ranked/{status}.html", "not_ranked.html", rows=[p for p in not_ranked if p.status == status], status=status)
+    for p in site.projects:
+        w.page(project_href(p), "project.html", p=p, github=f"https://github.com/{p.repo}", outside=p.outside(),
+               excluded=p.excluded_counts(), times=p.response_times(), issues=p.good_first_issues(), dispute=dispute_url(p, issues_url),
+               site_url=site_url)
+        if progress:
+            progress(1)
+    charts = out / "charts"
+    charts.mkdir(parents=True, exist_ok=True)
+    for name, svg in report_charts(site.report).items():
+        (charts / f"{name}.svg").write_text(svg, encoding="utf-8")
+    w.page("report.html", "report.html")
+    w.page("method.html", "method.html", transforms=(components_mod.__doc__ or "").strip())
+    w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION)
+    static = resources.files("porchlamp.publish").joinpath("static")
+    (out / "static").mkdir(parents=True, exist_ok=True)
+    for f in static.iterdir():
+        if f.is_file():
+            (out / "static" / f.name).write_bytes(f.read_bytes())
+    return w.pages
+
+
+def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
+            progress: Callable[[int], None] | None = None) -> PublishSummary:
+    """Build the site and dataset beside `out`, then swap it into place: a crash midway leaves
+    the previous site as it was."""
+    t0 = time.perf_counter()
+    target = Path(out).resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists() and any(target.iterdir()) and not (target / "data" / "v1" / "index.json").exists():
+        raise FileExistsError(f"{target}: exists and is not a Porchlamp site; choose an empty or new directory")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
+    try:
+        pages = render_site(site, tmp, issues_url, site_url, progress)
+        api.write_dataset(tmp, site)
+        old = target.parent / f".{target.name}-old-{os.getpid()}"
+        if target.exists():
+            os.replace(target, old)
+        os.replace(tmp, target)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2))

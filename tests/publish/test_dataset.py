@@ -1,0 +1,87 @@
+"""The dataset and files of a published site, without a browser."""
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pyarrow.parquet as pq
+import pytest
+
+from porchlamp.publish import api, load_site_data, publish, safe_url
+from porchlamp.store import Store
+
+
+@pytest.mark.parametrize(("url", "ok"), [("https://example.org/x", True), ("http://a.b", True), ("javascript:alert(1)", False),
+                                         ("JaVaScRiPt:alert(1)", False), ("data:text/html,x", False), ("//evil.example", False),
+                                         ("https://", False), ("", False), (None, False), ("  https://ok.example  ", True)])
+def test_only_http_links(url: str | None, ok: bool) -> None:
+    assert (safe_url(url) is not None) == ok
+
+
+def test_json_api_follows_its_schemas(published: tuple[Path, dict[str, Any]]) -> None:
+    site, report = published
+    v1 = site / "data" / "v1"
+    schema = lambda n: json.loads((v1 / "schema" / f"{n}.schema.json").read_text())  # noqa: E731
+    index = json.loads((v1 / "index.json").read_text())
+    jsonschema.validate(index, schema("index"))
+    jsonschema.validate(json.loads((v1 / "report.json").read_text()), schema("report"))
+    rankings = json.loads((v1 / "rankings.json").read_text())
+    jsonschema.validate(rankings, schema("rankings"))
+    assert len(rankings["rows"]) == report["funnel"]["ranked"] and index["schema_version"] == 1
+    projects = list((v1 / "projects").rglob("*.json"))
+    assert len(projects) == 300
+    for f in projects[:60]:
+        jsonschema.validate(json.loads(f.read_text()), schema("project"))
+    for f in list((v1 / "shields").rglob("*.json"))[:20]:
+        jsonschema.validate(json.loads(f.read_text()), schema("shields"))
+
+
+def test_downloads(published: tuple[Path, dict[str, Any]]) -> None:
+    site, report = published
+    v1 = site / "data" / "v1"
+    with open(v1 / "snapshot.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 300 and sum(1 for r in rows if r["status"] == "ranked") == report["funnel"]["ranked"]
+    assert pq.read_table(v1 / "snapshot.parquet").num_rows == 300
+    assert pq.read_table(v1 / "prs.parquet").num_rows > 10_000
+
+
+def test_badges_escape_and_pages_never_carry_raw_markup(published: tuple[Path, dict[str, Any]]) -> None:
+    site, _ = published
+    badges = list((site / "badges").rglob("*.svg"))
+    assert len(badges) == 300 and all("<script" not in b.read_text() for b in badges)
+    pages = list(site.rglob("*.html"))
+    hostile = [p for p in pages if "porchlamp-xss" in p.read_text()]
+    assert hostile, "the world plants hostile text; some page must show it"
+    for p in pages:
+        text = p.read_text()
+        assert "<script>alert" not in text and "<img src=x onerror" not in text
+        assert 'href="javascript:' not in text.lower()
+        assert text.count("<script") == text.count('<script src=')  # only the site's own script files
+
+
+def test_a_failed_publish_leaves_the_previous_site(published: tuple[Path, dict[str, Any]], store300: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    site_dir, _ = published
+    db = tmp_path / "s.duckdb"
+    db.write_bytes(store300.read_bytes())
+    from porchlamp.config import Settings
+    from porchlamp.snapshot import evaluate_store
+
+    with Store(db) as s:
+        evaluate_store(s, None, Settings())
+        data = load_site_data(s)
+    out = tmp_path / "site"
+    publish(data, out)
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+
+    def boom(*a: Any, **k: Any) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(api, "write_dataset", boom)
+    with pytest.raises(OSError, match="disk full"):
+        publish(data, out)
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".site-new-")]

@@ -1,0 +1,54 @@
+"""`porchlamp check` through the emulator: a ranked repository, a black hole, and one that does not exist."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from porchlamp.emulator import Emulator, WorldIndex
+from porchlamp.sample import read_truth
+
+
+def _check(emu: Emulator, repo: str, *extra: str) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+    env = {**os.environ, "GITHUB_TOKEN": "check-token", "COLUMNS": "160"}
+    return subprocess.run([sys.executable, "-m", "porchlamp", "check", repo, "--api", emu.url, "--dependents-api", emu.base_url,
+                           "--as-of", "2026-10-15", *extra], env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def emu(world300: Path) -> Emulator:
+    e = Emulator(WorldIndex(world300)).start()
+    yield e  # type: ignore[misc]
+    e.stop()
+
+
+def test_check_a_ranked_repository(emu: Emulator, world300: Path) -> None:
+    truth = read_truth(world300)["repos"]
+    repo = next(r for r, t in truth.items() if t["status"] == "ranked" and t["kind"] == "responsive")
+    res = _check(emu, repo, "--format", "json")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert (data["status"], data["kind"]) == ("ranked", "responsive")
+    assert data["profiles"]["default"]["tier"] in ("A", "B", "B (capped)", "C", "D")
+    assert len(data["outside_prs"]) == truth[repo]["outside_prs"]
+    table = _check(emu, f"https://github.com/{repo}")
+    assert table.returncode == 0 and "Components" in table.stdout and "tier" in table.stdout
+
+
+def test_check_a_black_hole(emu: Emulator, world300: Path) -> None:
+    truth = read_truth(world300)["repos"]
+    repo = next(r for r, t in truth.items() if t["status"] == "black_hole")
+    data = json.loads(_check(emu, repo, "--format", "json").stdout)
+    assert data["status"] == "black_hole" and "black hole" in data["reason"]
+    assert sum(1 for p in data["outside_prs"] if p["outcome"] == "unanswered") == truth[repo]["unanswered"]
+    assert all(p["url"].startswith(f"https://github.com/{repo}/pull/") for p in data["outside_prs"])
+
+
+def test_check_a_missing_repository(emu: Emulator) -> None:
+    res = _check(emu, "nobody-here/nothing-there")
+    assert res.returncode == 2 and "not found on GitHub" in res.stderr and "Traceback" not in res.stderr
+    bad = _check(emu, "not a repo")
+    assert bad.returncode == 2 and "is not owner/name" in bad.stderr
