@@ -1,0 +1,153 @@
+"""Porchlamp's benchmarks: evaluation, re-ranking, publishing and the page in a browser, at scale.
+
+    .venv/bin/python bench/run.py                  # 1,000 / 3,000 / 11,000 repositories (make bench)
+    .venv/bin/python bench/run.py --small          # 100 repositories: what CI runs so this cannot rot
+    .venv/bin/python bench/run.py --only page --sizes 11000
+
+Worlds are generated once into --work (kept between runs). Each measurement runs in a fresh
+process so its peak memory is its own; every figure is printed as one JSON line.
+Collection cost has its own script (bench/collect_cost.py) and the emulator's speed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+CHILD = r"""
+import json, resource, sys, time
+from datetime import date
+step, db, arg = sys.argv[1], sys.argv[2], sys.argv[3]
+t0 = time.perf_counter()
+out = {}
+if step == "load":
+    from porchlamp.sample import load_world
+    from porchlamp.store import Store
+    with Store(db) as s:
+        out = {k: v for k, v in load_world(arg, s).items() if k in ("pulls", "timeline")}
+elif step == "evaluate":
+    from porchlamp.config import Settings
+    from porchlamp.snapshot import evaluate_store
+    from porchlamp.store import Store
+    with Store(db) as s:
+        r = evaluate_store(s, None, Settings())
+    out = {"repos": r.repos, "outside_prs": r.outside_prs}
+elif step == "rerank":
+    from porchlamp.config import settings_from_dict
+    from porchlamp.snapshot import rerank_store
+    from porchlamp.store import Store
+    weights = settings_from_dict({"profiles": {"default": {"responsiveness": 20, "accessibility": 30, "governance": 20, "dependents": 15, "review_ci": 15}}})
+    with Store(db) as s:
+        out = {"ranked": rerank_store(s, None, weights)}
+elif step == "publish":
+    from porchlamp.publish import load_site_data, publish
+    from porchlamp.store import Store
+    with Store(db, read_only=True) as s:
+        site = load_site_data(s)
+    r = publish(site, arg)
+    out = {"pages": r.pages, "bytes": r.bytes, "files": sum(1 for _ in __import__("pathlib").Path(arg).rglob("*"))}
+out["seconds"] = round(time.perf_counter() - t0, 2)
+out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+print(json.dumps(out))
+"""
+
+
+def child(step: str, db: Path, arg: str = "") -> dict:  # type: ignore[type-arg]
+    res = subprocess.run([sys.executable, "-c", CHILD, step, str(db), arg], capture_output=True, text=True, check=False)
+    if res.returncode != 0:
+        raise SystemExit(f"{step} failed:\n{res.stderr[-3000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def emit(record: dict) -> None:  # type: ignore[type-arg]
+    record = {"date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} cores, {platform.machine()}", **record}
+    print(json.dumps(record), flush=True)
+
+
+def world_and_store(work: Path, n: int) -> tuple[Path, Path]:
+    from porchlamp.sample import generate_world
+
+    world, db = work / f"world{n}", work / f"store{n}.duckdb"
+    if not (world / "world.json").exists():
+        t0 = time.perf_counter()
+        s = generate_world(world, repos=n, seed=2026)
+        emit({"benchmark": "generate_world", "repos": n, "prs": s.pulls, "seconds": round(time.perf_counter() - t0, 1)})
+    if not db.exists():
+        emit({"benchmark": "load_world", "repos": n, **child("load", db, str(world))})
+    return world, db
+
+
+def page_metrics(site: Path) -> dict:  # type: ignore[type-arg]
+    import shutil
+
+    from playwright.sync_api import sync_playwright
+
+    from porchlamp.publish.serve import SiteServer
+
+    args = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"]
+    with SiteServer(site, port=0) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=args)
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        sizes: list[int] = []
+        page.on("response", lambda r: sizes.append(len(r.body()) if r.ok else 0))
+        t0 = time.perf_counter()
+        page.goto(server.url)
+        page.wait_for_selector("#rankings tbody tr", state="visible")
+        visible = time.perf_counter() - t0
+        page.wait_for_selector("html[data-ready='1']")
+        interactive = time.perf_counter() - t0
+        fcp = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null")
+        switch = page.evaluate("""() => { const s = document.getElementById('profile'); const t = performance.now();
+            s.value = 'first-contribution'; s.dispatchEvent(new Event('change')); return performance.now() - t; }""")
+        eco = page.evaluate("""() => { const s = document.getElementById('ecosystem'); const t = performance.now();
+            s.value = s.options[1].value; s.dispatchEvent(new Event('change')); return performance.now() - t; }""")
+        browser.close()
+    return {"table_visible_ms": round(visible * 1000), "first_contentful_paint_ms": round(fcp) if fcp else None,
+            "interactive_ms": round(interactive * 1000), "profile_switch_ms": round(switch, 1), "ecosystem_filter_ms": round(eco, 1),
+            "home_bytes": sum(sizes), "home_requests": len(sizes)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--work", type=Path, default=Path(os.environ.get("PORCHLAMP_BENCH_DIR", "/tmp/porchlamp-bench")))
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 11000])
+    ap.add_argument("--small", action="store_true", help="one 100-repository world: checks the benchmarks still run")
+    ap.add_argument("--only", choices=["evaluate", "rerank", "publish", "page"], nargs="+")
+    args = ap.parse_args()
+    sizes = [100] if args.small else args.sizes
+    steps = set(args.only or ["evaluate", "rerank", "publish", "page"])
+    args.work.mkdir(parents=True, exist_ok=True)
+    largest = max(sizes)
+    for n in sizes:
+        world, db = world_and_store(args.work, n)
+        if "evaluate" in steps or not _evaluated(db):
+            emit({"benchmark": "evaluate", "repos": n, **child("evaluate", db)})
+        if "rerank" in steps and n == largest:
+            emit({"benchmark": "rerank", "repos": n, **child("rerank", db)})
+        if ("publish" in steps and (n >= 3000 or args.small)) or ("page" in steps and n == largest):
+            site = args.work / f"site{n}"
+            emit({"benchmark": "publish", "repos": n, **child("publish", db, str(site))})
+            if "page" in steps and n == largest:
+                emit({"benchmark": "page", "repos": n, **page_metrics(site)})
+
+
+def _evaluated(db: Path) -> bool:
+    from porchlamp.store import Store
+
+    with Store(db, read_only=True) as s:
+        return bool(s.snapshot_dates())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""The benchmarks still run (at 100 repositories): they are measured by hand, never timed here."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+@pytest.mark.slow
+def test_bench_run_small(tmp_path: Path) -> None:
+    res = subprocess.run([sys.executable, str(BENCH / "run.py"), "--small", "--work", str(tmp_path)], capture_output=True, text=True,
+                         timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    records = {r["benchmark"]: r for r in map(json.loads, res.stdout.strip().splitlines())}
+    assert set(records) >= {"generate_world", "load_world", "evaluate", "rerank", "publish", "page"}
+    assert records["evaluate"]["repos"] == 100 and records["page"]["home_bytes"] > 0
+
+
+@pytest.mark.slow
+def test_bench_collect_cost_small() -> None:
+    res = subprocess.run([sys.executable, str(BENCH / "collect_cost.py"), "--repos", "100"], capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = json.loads(res.stdout)
+    assert data["full"]["prs"] > 0 and data["incremental"]["points"] < data["full"]["points"]
