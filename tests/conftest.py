@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from porchlamp.emulator import WorldIndex
 from porchlamp.sample import generate_world, load_world
 from porchlamp.store import Store
 
@@ -25,3 +26,9 @@ def store300(world300: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     with Store(db) as store:
         load_world(world300, store)
     return db
+
+
+@pytest.fixture(scope="session")
+def index300(world300: Path) -> WorldIndex:
+    """The 300-repository world as the emulator serves it."""
+    return WorldIndex(world300)

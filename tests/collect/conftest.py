@@ -1,11 +1,10 @@
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from collecting import collect_world
 
 from porchlamp.collect import CollectSummary
-from porchlamp.emulator import Emulator, WorldIndex
+from porchlamp.emulator import WorldIndex
 
 
 @pytest.fixture(scope="session")
@@ -13,14 +12,3 @@ def collected300(world300: Path, index300: WorldIndex, tmp_path_factory: pytest.
     db = tmp_path_factory.mktemp("collected") / "c300.duckdb"
     summary = collect_world(index300, db)
     return db, summary
-
-
-@pytest.fixture(scope="session")
-def index300(world300: Path) -> WorldIndex:
-    return WorldIndex(world300)
-
-
-@pytest.fixture()
-def emulator300(index300: WorldIndex) -> Iterator[Emulator]:
-    with Emulator(index300) as e:
-        yield e

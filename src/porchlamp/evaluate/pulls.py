@@ -142,8 +142,19 @@ def judge_pull(
     first = min(responses, key=lambda r: r.at) if responses else None
     deadline = clock + response_window
 
-    excluded = _exclusion(pr, accounts, maintainers, rules, settings, start, end, clock, opened_as_draft, seen,
-                          author_close, first, deadline)
+    if not (start <= pr.created_at < end):
+        excluded: str | None = "before_window"
+    else:
+        excluded = author_exclusion(pr, accounts, maintainers, rules, settings)
+    if excluded is None:
+        if opened_as_draft and not any(i.kind == "ready_for_review" for i in seen):
+            excluded = "draft"
+        elif deadline > end:
+            excluded = "too_young"
+        elif author_close is not None and author_close <= deadline and (first is None or first.at > author_close):
+            # Withdrawn by its author inside the response window before anyone answered: not the
+            # project's silence. A close after the window had run out is the author giving up.
+            excluded = "self_closed"
     outcome = None
     if excluded is None:
         if first is not None and first.at <= deadline:
@@ -177,23 +188,9 @@ def judge_pull(
     )
 
 
-def _exclusion(
-    pr: PullRequest,
-    accounts: Mapping[str, Account],
-    maintainers: Maintainers,
-    rules: Rules,
-    settings: Settings,
-    start: datetime,
-    end: datetime,
-    clock: datetime,
-    opened_as_draft: bool,
-    seen: tuple[TimelineItem, ...],
-    author_close: datetime | None,
-    first: Response | None,
-    deadline: datetime,
-) -> str | None:
-    if not (start <= pr.created_at < end):
-        return "before_window"
+def author_exclusion(pr: PullRequest, accounts: Mapping[str, Account], maintainers: Maintainers, rules: Rules,
+                     settings: Settings) -> str | None:
+    """Why this PR's author puts it out of the count, if they do."""
     if pr.author is None:
         return "deleted_author"
     if pr.author_type == "Mannequin" or pr.author_association == "MANNEQUIN":
@@ -205,14 +202,6 @@ def _exclusion(
     acct = accounts.get(pr.author)
     if is_brand_new(acct.created_at if acct else None, pr.created_at, settings.window.brand_new_account_days):
         return "brand_new_account"
-    if opened_as_draft and not any(i.kind == "ready_for_review" for i in seen):
-        return "draft"
-    if clock + timedelta(days=settings.window.response_days) > end:
-        return "too_young"
-    # Withdrawn by its author inside the response window before anyone answered: not the
-    # project's silence. A close after the window had run out is the author giving up.
-    if author_close is not None and author_close <= deadline and (first is None or first.at > author_close):
-        return "self_closed"
     return None
 
 
