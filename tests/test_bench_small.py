@@ -18,6 +18,18 @@ def test_bench_run_small(tmp_path: Path) -> None:
     records = {r["benchmark"]: r for r in map(json.loads, res.stdout.strip().splitlines())}
     assert set(records) >= {"generate_world", "load_world", "evaluate", "rerank", "publish", "page"}
     assert records["evaluate"]["repos"] == 100 and records["page"]["home_bytes"] > 0
+    rest = subprocess.run([sys.executable, str(BENCH / "rest_equivalent.py"), str(tmp_path / "world100")], capture_output=True,
+                          text=True, timeout=300)
+    assert rest.returncode == 0, rest.stderr[-2000:]
+    assert json.loads(rest.stdout)["requests"] > json.loads(rest.stdout)["prs_in_window"]
+
+
+@pytest.mark.slow
+def test_bench_emulator_rps_small() -> None:
+    res = subprocess.run([sys.executable, str(BENCH / "emulator_rps.py"), "--repos", "50", "--seconds", "2", "--clients", "2"],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert json.loads(res.stdout)["requests"] > 0
 
 
 @pytest.mark.slow
