@@ -44,6 +44,8 @@ class UserError(Exception):
 def _errors() -> Iterator[None]:
     try:
         yield
+    # Every library error a user can fix is one of these (SnapshotError, ReposFileError and
+    # CheckError are ValueErrors); anything else is a bug and keeps its traceback.
     except (ConfigError, StoreError, UserError, FileNotFoundError, FileExistsError, ValueError) as err:
         console.print(f"[bold red]error:[/] {err}", highlight=False, markup=True, soft_wrap=True)
         raise typer.Exit(2) from None
@@ -137,20 +139,17 @@ def evaluate(
     Pure and repeatable: the same store, date and configuration give the same results. Change
     weights in the configuration and run it again to re-rank; nothing is collected again.
     """
-    from porchlamp.snapshot import SnapshotError, evaluate_store
+    from porchlamp.snapshot import evaluate_store
 
     with _errors():
         settings = load_settings(config)
         when = _parse_date(as_of, "--as-of")
         _require_store(db)
-        try:
-            with Store(db) as store:
-                n = store.count("repositories")
-                t0 = time.perf_counter()
-                with progress_bar("evaluating repositories", n) as advance:
-                    summary = evaluate_store(store, when, settings, advance)
-        except SnapshotError as err:
-            raise UserError(str(err)) from None
+        with Store(db) as store:
+            n = store.count("repositories")
+            t0 = time.perf_counter()
+            with progress_bar("evaluating repositories", n) as advance:
+                summary = evaluate_store(store, when, settings, advance)
         parts = ", ".join(f"{summary.statuses.get(s, 0):,} {s.replace('_', ' ')}" for s in _STATUS_ORDER)
         console.print(
             f"evaluated {summary.repos:,} repositories for {summary.as_of} in {time.perf_counter() - t0:.1f} s: {parts}; "
@@ -168,18 +167,15 @@ def rerank(
 
     Uses the stored component scores: no PR is judged again and nothing is collected.
     """
-    from porchlamp.snapshot import SnapshotError, rerank_store
+    from porchlamp.snapshot import rerank_store
 
     with _errors():
         settings = load_settings(config)
         when = _parse_date(as_of, "--as-of")
         _require_store(db)
-        try:
-            with Store(db) as store:
-                t0 = time.perf_counter()
-                n = rerank_store(store, when, settings)
-        except SnapshotError as err:
-            raise UserError(str(err)) from None
+        with Store(db) as store:
+            t0 = time.perf_counter()
+            n = rerank_store(store, when, settings)
         console.print(f"re-ranked {n:,} projects in {len(settings.profiles)} profiles in {time.perf_counter() - t0:.1f} s")
 
 
@@ -191,16 +187,13 @@ def report(
 ) -> None:
     """Print the snapshot's report: the funnel, outside PRs, black holes by ecosystem and stars, and more."""
     from porchlamp.report_text import print_report
-    from porchlamp.snapshot import SnapshotError, report_from_store
+    from porchlamp.snapshot import report_from_store
 
     with _errors():
         if fmt not in ("table", "json"):
             raise UserError(f"--format must be table or json (got {fmt!r})")
-        try:
-            with Store(db, read_only=True) as store:
-                data = report_from_store(store, _parse_date(as_of, "--as-of"))
-        except SnapshotError as err:
-            raise UserError(str(err)) from None
+        with Store(db, read_only=True) as store:
+            data = report_from_store(store, _parse_date(as_of, "--as-of"))
         if fmt == "json":
             sys.stdout.write(_dump_json(data) + "\n")
         else:
@@ -227,7 +220,7 @@ def collect(
     """
     from datetime import datetime, timezone
 
-    from porchlamp.collect import CollectError, CollectOptions, Collector, GraphQLClient, ReposFileError, find_token, read_repos_file
+    from porchlamp.collect import CollectError, CollectOptions, Collector, GraphQLClient, find_token, read_repos_file
 
     token = find_token()
     with _errors():
@@ -236,10 +229,7 @@ def collect(
         when = _parse_date(as_of, "--as-of") or today
         if when > today:
             raise UserError(f"--as-of {when} is in the future; the newest snapshot possible is today, {today}")
-        try:
-            listing = read_repos_file(repos_file)
-        except ReposFileError as err:
-            raise UserError(str(err)) from None
+        listing = read_repos_file(repos_file)
         if not token:
             raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login` (for the emulator any value works)")
         notes = []
@@ -405,15 +395,11 @@ def publish_cmd(
     swapped in at the end, so a failed run leaves the previous site untouched.
     """
     from porchlamp.publish import load_site_data, publish
-    from porchlamp.snapshot import SnapshotError
 
     with _errors():
         _require_store(db)
-        try:
-            with Store(db, read_only=True) as store:
-                site = load_site_data(store, _parse_date(as_of, "--as-of"))
-        except SnapshotError as err:
-            raise UserError(str(err)) from None
+        with Store(db, read_only=True) as store:
+            site = load_site_data(store, _parse_date(as_of, "--as-of"))
         with progress_bar("writing project pages", len(site.projects)) as advance:
             summary = publish(site, out_dir, issues_url=issues_url, progress=advance)
         console.print(f"published {summary.projects:,} projects in {summary.pages:,} pages ({summary.bytes / 1e6:.1f} MB) "

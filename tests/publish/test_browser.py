@@ -4,8 +4,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "rankings.png"
 
 
