@@ -67,11 +67,13 @@ def test_rerank_uses_stored_components_only(store: Path) -> None:
     assert {k for k, r in before.items() if r[6] is not None} == {k for k, r in after.items() if r[6] is not None}
 
 
-def test_as_of_after_the_data_is_refused(store: Path) -> None:
+def test_as_of_outside_the_collected_data_is_refused(store: Path) -> None:
     with Store(store) as s:
         with pytest.raises(SnapshotError, match="after the data"):
             resolve_as_of(s, date(2026, 12, 1))
-        assert resolve_as_of(s, date(2026, 9, 1)) == date(2026, 9, 1)
+        with pytest.raises(SnapshotError, match="before the first collection"):
+            resolve_as_of(s, date(2026, 9, 1))
+        assert resolve_as_of(s, date(2026, 10, 15)) == date(2026, 10, 15)
         with pytest.raises(SnapshotError, match="no evaluated snapshot"):
             report_from_store(s)
 
@@ -79,7 +81,8 @@ def test_as_of_after_the_data_is_refused(store: Path) -> None:
 def test_two_snapshots_side_by_side(store: Path) -> None:
     with Store(store) as s:
         evaluate_store(s, date(2026, 10, 15), Settings())
-        evaluate_store(s, date(2026, 9, 15), Settings())
-        assert s.snapshot_dates() == [date(2026, 9, 15), date(2026, 10, 15)]
-        sept, octo = report_from_store(s, date(2026, 9, 15)), report_from_store(s, date(2026, 10, 15))
-    assert sept["as_of"] == "2026-09-15" and octo["outside_prs"] != sept["outside_prs"]
+        s.mark_collected(date(2026, 11, 15))  # as an incremental collection a month later would
+        evaluate_store(s, date(2026, 11, 15), Settings())
+        assert s.snapshot_dates() == [date(2026, 10, 15), date(2026, 11, 15)]
+        octo, nov = report_from_store(s, date(2026, 10, 15)), report_from_store(s, date(2026, 11, 15))
+    assert nov["as_of"] == "2026-11-15" and octo["outside_prs"] != nov["outside_prs"]

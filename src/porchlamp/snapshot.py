@@ -45,6 +45,14 @@ def resolve_as_of(store: Store, as_of: date | None) -> date:
             f"as_of {as_of} is after the data in {store.path}, collected for {collected}; "
             f"collect again with --as-of {as_of}, or evaluate an earlier date"
         )
+    first = store.get_meta("first_collected_as_of")
+    if first is not None and as_of < date.fromisoformat(first):
+        # Collection starts at the first snapshot's window: an earlier window was never fetched,
+        # and judging it would call active projects stale and answered PRs unanswered.
+        raise SnapshotError(
+            f"as_of {as_of} is before the first collection in {store.path} ({first}); its window was not collected. "
+            f"Evaluate a date from {first} to {collected}, or collect into a new store with --as-of {as_of}"
+        )
     return as_of
 
 

@@ -147,3 +147,5 @@ def test_incremental_collection_costs_a_fraction(collected300, tmp_path: Path, i
     with Store(later) as s:
         ev = evaluate_store(s, None, Settings())
         assert ev.as_of == date(2026, 11, 15) and s.get_meta("collected_as_of") == "2026-11-15"
+        evaluate_store(s, date(2026, 10, 15), Settings())  # the earlier snapshot sits beside it
+        assert s.snapshot_dates() == [date(2026, 10, 15), date(2026, 11, 15)]

@@ -144,7 +144,7 @@ class Collector:
             self.summary.points_saved = int(full_before) - self.summary.points
         elif not self.summary.incremental:
             self.store.set_meta("full_collection_points", str(self.summary.points))
-        self.store.set_meta("collected_as_of", self.opt.as_of.isoformat())
+        self.store.mark_collected(self.opt.as_of)
         return self.summary
 
     def _todo(self, stage: str, repos: Iterable[str]) -> list[str]:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from porchlamp.sample.world import TABLES, WorldSummary, generate_world, iter_rows, read_meta, read_truth
@@ -17,5 +18,5 @@ def load_world(world: str | Path, store: Store) -> dict[str, int]:
     """Upsert every table of a world into the store; returns rows per table."""
     meta = read_meta(world)
     counts = {t: store.load_jsonl(t, Path(world) / f"{t}.jsonl.gz") for t in TABLES}
-    store.set_meta("collected_as_of", meta["as_of"])
+    store.mark_collected(date.fromisoformat(meta["as_of"]))
     return counts

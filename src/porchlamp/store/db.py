@@ -260,6 +260,12 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         self._run("INSERT OR REPLACE INTO store_meta VALUES (?, ?)", [key, value])
 
+    def mark_collected(self, as_of: date) -> None:
+        """Record a completed collection for `as_of`: the first such date and the latest."""
+        if self.get_meta("first_collected_as_of") is None:
+            self.set_meta("first_collected_as_of", as_of.isoformat())
+        self.set_meta("collected_as_of", as_of.isoformat())
+
     def get_meta(self, key: str) -> str | None:
         row = self._one("SELECT value FROM store_meta WHERE key = ?", [key])
         return None if row is None else str(row[0])
