@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 from datetime import date
@@ -41,6 +42,8 @@ def main() -> None:
                                                                 dependents_api=emu.base_url)).run((world.path / "repos.txt").read_text().split())
                 client.close()
                 results[label] = {k: v for k, v in s.as_dict().items() if k not in ("failures", "renamed")}
+                # Each half as soon as it is known: a long run that is stopped still leaves its figures.
+                print(json.dumps({"partial": label, **results[label]}), file=sys.stderr, flush=True)
     full = results["full"]
     hours = full["points"] / 5000
     print(json.dumps({"benchmark": "collect_cost", "repos": args.repos, "world_prs": world.pulls, "generate_seconds": round(gen, 1),
