@@ -20,6 +20,7 @@ from typing import Any
 from porchlamp.collect import mapping
 from porchlamp.collect.client import GraphQLClient
 from porchlamp.config import Settings
+from porchlamp.evaluate.gates import is_bot_commit
 from porchlamp.evaluate.people import bot_reason
 from porchlamp.evaluate.rules import Rules, load_rules, norm_label
 from porchlamp.models import Issue, as_of_instant
@@ -200,7 +201,7 @@ class Collector:
         actual = repo.name_with_owner
         history = mapping.history_of(node) or {}
         commits = mapping.commits(actual, history)
-        if history.get("pageInfo", {}).get("hasNextPage") and not any(self._human(c) for c in commits):
+        if history.get("pageInfo", {}).get("hasNextPage") and all(is_bot_commit(c, self.rules) for c in commits):
             commits += self._more_history(actual, history["pageInfo"]["endCursor"])
         labels = sorted({n["name"] for key in ("labelsFirst", "labelsBeginner", "labelsEasy", "labelsStarter", "labelsNewcomer")
                          for n in (node.get(key) or {}).get("nodes") or [] if norm_label(n["name"]) in self._gfi})
@@ -211,12 +212,8 @@ class Collector:
                 self.store.set_repo_name(requested, actual)
                 self.summary.renamed[requested] = actual
             self.store.delete_repo_rows("commits", actual)
-            self.store.upsert([repo, mapping.community(node), *commits])
+            self.store.upsert([repo, mapping.community(node, self.rules.ai_files), *commits])
             self.store.set_states([(actual, "meta", self.opt.as_of, "done", None, detail)])
-
-    def _human(self, c: Any) -> bool:
-        who = c.author_login or c.author_name
-        return bot_reason(who, c.author_type, self.rules) is None
 
     def _more_history(self, repo: str, after: str) -> list[Any]:
         """Older commits in the window, only as far as the first human one."""
@@ -230,7 +227,7 @@ class Collector:
             history = mapping.history_of(node) or {}
             page = mapping.commits(repo, history)
             out += page
-            if any(self._human(c) for c in page):
+            if not all(is_bot_commit(c, self.rules) for c in page):
                 break
             info = history.get("pageInfo") or {}
             cursor = info.get("endCursor") if info.get("hasNextPage") else None

@@ -26,8 +26,6 @@ KIND_OF_TYPE = {
     "ReviewRequestedEvent": "review_requested",
 }
 ECOSYSTEM_OF_REGISTRY = {"pypi": "PyPI", "npm": "npm", "cargo": "crates.io", "maven": "Maven", "go": "Go"}
-AI_FILES = ("AGENTS.md", "CLAUDE.md", ".cursorrules", "AI_POLICY.md", ".github/copilot-instructions.md", ".github/AI_POLICY.md",
-            "docs/AI_POLICY.md")
 _OWNER = re.compile(r"@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))(?=\s|$)")
 
 
@@ -88,7 +86,8 @@ def codeowners(text: str | None) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def community(node: dict[str, Any]) -> CommunityFiles:
+def community(node: dict[str, Any], ai_files: Iterable[str]) -> CommunityFiles:
+    """Community files from the trees and blobs of a repository; `ai_files` are the AI-policy paths to look for."""
     root, github, docs = _entries(node.get("root")), _entries(node.get("dotGithub")), _entries(node.get("docs"))
     low = {n.lower() for n in root + github + docs}
     paths = set(root) | {f".github/{n}" for n in github} | {f"docs/{n}" for n in docs}
@@ -102,7 +101,7 @@ def community(node: dict[str, Any]) -> CommunityFiles:
         security_policy=bool(node.get("isSecurityPolicyEnabled")),
         governance="governance.md" in {n.lower() for n in root},
         codeowners=codeowners(owners_text),
-        ai_policy=tuple(p for p in AI_FILES if p in paths),
+        ai_policy=tuple(p for p in ai_files if p in paths),
         pr_template=template,
     )
 

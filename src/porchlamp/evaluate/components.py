@@ -136,12 +136,17 @@ def dependents(data: RepoData) -> ComponentResult:
                    inputs, "packages and repositories that depend on it (log-scaled)")
 
 
+def _ci_share(prs: list[PRVerdict], min_sample: int) -> tuple[list[PRVerdict], float | None]:
+    """(PRs whose CI status is known, share of them with CI checks; None below the sample size)."""
+    checked = [x for x in prs if x.has_ci is not None]
+    return checked, (sum(1 for x in checked if x.has_ci) / len(checked) if len(checked) >= min_sample else None)
+
+
 def review_ci(v: list[PRVerdict], min_sample: int) -> ComponentResult:
     considered = [x for x in v if x.excluded not in ("before_window", "bot")]
     merged = [x for x in considered if x.merged]
     reviewed = sum(1 for x in merged if x.reviewed_by_other) / len(merged) if len(merged) >= min_sample else None
-    checked = [x for x in considered if x.has_ci is not None]
-    ci = sum(1 for x in checked if x.has_ci) / len(checked) if len(checked) >= min_sample else None
+    checked, ci = _ci_share(considered, min_sample)
     inputs = {"merged_prs": len(merged), "reviewed_share": None if reviewed is None else round(reviewed, 4),
               "prs_checked_for_ci": len(checked), "ci_share": None if ci is None else round(ci, 4)}
     return _result("review_ci", [("review before merge", reviewed, 0.6), ("CI checks", ci, 0.4)], inputs,
@@ -171,8 +176,7 @@ def systems_fit(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: in
 
 def ai_readiness(data: RepoData, v: list[PRVerdict], min_sample: int) -> ComponentResult:
     policy = list(data.community.ai_policy)
-    checked = [x for x in v if x.excluded not in ("before_window", "bot") and x.has_ci is not None]
-    ci = sum(1 for x in checked if x.has_ci) / len(checked) if len(checked) >= min_sample else None
+    _, ci = _ci_share([x for x in v if x.excluded not in ("before_window", "bot")], min_sample)
     ai_prs = [x for x in v if x.outside and x.ai_assisted]
     fare = sum(1 for x in ai_prs if x.answered) / len(ai_prs) if len(ai_prs) >= min_sample else None
     inputs = {"ai_policy_files": policy, "ci_share": None if ci is None else round(ci, 4), "ai_assisted_prs": len(ai_prs),
