@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from porchlamp import __version__
-from porchlamp.publish.data import Project, SiteData
+from porchlamp.publish.data import Project, SiteData, slug
 
 SCHEMA_VERSION = 1
 TIER_COLORS = {"A": "#2e7d32", "B": "#558b2f", "B (capped)": "#7c8b2f", "C": "#c77d16", "D": "#b23b3b"}
@@ -141,9 +141,11 @@ def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, 
     write_json(v1 / "report.json", site.report)
     write_json(v1 / "rankings.json", rankings_index(site))
     for p in site.projects:
-        write_json(v1 / "projects" / p.owner / f"{p.name}.json", project_json(p, site))
-        write_json(v1 / "shields" / p.owner / f"{p.name}.json", shields_json(p))
-        badge = out / "badges" / p.owner / f"{p.name}.svg"
+        # Names come from GitHub and are untrusted: never a path of their own (think `..`).
+        owner, name = slug(p.owner), slug(p.name)
+        write_json(v1 / "projects" / owner / f"{name}.json", project_json(p, site))
+        write_json(v1 / "shields" / owner / f"{name}.json", shields_json(p))
+        badge = out / "badges" / owner / f"{name}.svg"
         badge.parent.mkdir(parents=True, exist_ok=True)
         badge.write_text(badge_svg(p), encoding="utf-8")
         counts["projects"] += 1
@@ -156,7 +158,8 @@ def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, 
         "funnel": site.report["funnel"], "projects": len(site.projects),
         "files": {"report": "report.json", "rankings": "rankings.json", "project": "projects/{owner}/{name}.json",
                   "shields": "shields/{owner}/{name}.json", "badge": "../../badges/{owner}/{name}.svg",
-                  "csv": "snapshot.csv", "parquet": "snapshot.parquet", "prs_parquet": "prs.parquet", "schemas": "schema/"},
+                  "csv": "snapshot.csv", "parquet": "snapshot.parquet", "prs_parquet": "prs.parquet", "schemas": "schema/",
+                  "names": "{owner} and {name} keep letters, digits, '_', '-' and non-leading '.'; any other UTF-8 byte is ~xx"},
     })
     return counts
 

@@ -30,6 +30,20 @@ STATUS_LABELS = {
 }
 
 
+_SLUG_KEEP = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def slug(text: str) -> str:
+    """A file or path segment safe on any disk and static host, whatever the text held.
+
+    Letters, digits, `_`, `-` and non-leading dots stay (so real GitHub names are unchanged,
+    except a leading dot as in `.github`); every other UTF-8 byte becomes `~xx`. No `/`, no `..`,
+    nothing a browser or server would decode differently. app.js holds the same function."""
+    raw = text.encode("utf-8")
+    out = "".join(chr(b) if b in _SLUG_KEEP or (b == 0x2E and i > 0) else f"~{b:02x}" for i, b in enumerate(raw))
+    return out or "_"
+
+
 def safe_url(url: str | None) -> str | None:
     """The URL if it is http(s) with a host, else None: links go nowhere else."""
     if not url or not isinstance(url, str):

@@ -28,6 +28,13 @@ class _Handler(SimpleHTTPRequestHandler):
         return
 
 
+class _Server(ThreadingHTTPServer):
+    # The listen backlog is set when the socket binds, so it must be a class attribute: the
+    # default of 5 drops connections when a crowd arrives at once, and they retry seconds later.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 class SiteServer:
     """A static server for a published site; `start()` runs it on a thread, `serve_forever()` in the foreground."""
 
@@ -35,9 +42,7 @@ class SiteServer:
         d = Path(directory)
         if not (d / "index.html").exists():
             raise FileNotFoundError(f"{d}: no index.html here; publish a site first with `porchlamp publish --out {d}`")
-        self.httpd = ThreadingHTTPServer((host, port), functools.partial(_Handler, directory=str(d)))
-        self.httpd.daemon_threads = True
-        self.httpd.request_queue_size = 256
+        self.httpd = _Server((host, port), functools.partial(_Handler, directory=str(d)))
 
     @property
     def url(self) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
@@ -24,7 +24,7 @@ from porchlamp.config import COMPONENTS
 from porchlamp.evaluate import components as components_mod
 from porchlamp.publish import api
 from porchlamp.publish.charts import report_charts
-from porchlamp.publish.data import STATUS_LABELS, Project, SiteData, safe_url
+from porchlamp.publish.data import STATUS_LABELS, Project, SiteData, safe_url, slug
 from porchlamp.report_text import GATE_LABELS
 
 PAGE_SIZE = 50
@@ -41,11 +41,6 @@ class PublishSummary:
     projects: int
     bytes: int
     seconds: float
-
-
-def slug(text: str) -> str:
-    """A path segment that is safe on any static host, whatever the text held."""
-    return quote(text, safe="._-") or "_"
 
 
 def project_href(p: Project) -> str:

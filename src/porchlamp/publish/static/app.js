@@ -25,9 +25,20 @@
     if (key === "rank" || key === "score" || key === "tier" || key === "delta") { return row[col[state.profile + "." + key]]; }
     return row[col[key]];
   }
+  // The same path segment as the publisher's slug(): letters, digits, _ and - stay, so do dots
+  // after the first byte; any other UTF-8 byte becomes ~xx.
+  function slug(text) {
+    var bytes = new TextEncoder().encode(text), out = "";
+    for (var i = 0; i < bytes.length; i++) {
+      var b = bytes[i];
+      var keep = (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b === 95 || b === 45 || (b === 46 && i > 0);
+      out += keep ? String.fromCharCode(b) : "~" + (b < 16 ? "0" : "") + b.toString(16);
+    }
+    return out || "_";
+  }
   function href(repo) {
-    var parts = repo.split("/");
-    return root + "projects/" + encodeURIComponent(parts[0]) + "/" + encodeURIComponent(parts.slice(1).join("/")) + ".html";
+    var cut = repo.indexOf("/");
+    return root + "projects/" + slug(repo.slice(0, cut)) + "/" + slug(repo.slice(cut + 1)) + ".html";
   }
   function cell(tr, text, cls) {
     var td = document.createElement("td");
