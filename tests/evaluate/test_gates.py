@@ -28,6 +28,7 @@ D = timedelta(days=1)
         (repo("x/census-dataset", languages=(("Python", 4_000),), disk_usage_kb=2_000_000, topics=("dataset",),
               root_files=("data", "README.md")), False, "data_dump"),
         (repo("x/notes", languages=(), topics=(), root_files=("README.md",), disk_usage_kb=300), False, "docs_only"),
+        (repo("x/empty", languages=(), topics=(), root_files=(), disk_usage_kb=0, primary_language=None), False, "empty"),
         (repo("x/awesome-cli", languages=(("TypeScript", 800_000),), topics=("awesome",), root_files=("package.json",)), True, None),
         (repo("x/tiny-lib", languages=(("Python", 900),), disk_usage_kb=9_000, topics=(), root_files=("pyproject.toml",)), True, None),
     ],

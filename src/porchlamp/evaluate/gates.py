@@ -68,6 +68,8 @@ def software_signals(repo: Repository, rules: Rules) -> dict[str, Any]:
 
 def gate_software(repo: Repository, rules: Rules) -> GateResult:
     s = software_signals(repo, rules)
+    if not repo.root_files and not repo.languages:
+        return GateResult("software", False, "not_software", "empty", "not software: the repository is empty (no files on its default branch)", s)
     little_code = s["code_bytes"] == 0 or s["code_ratio"] < rules.min_code_ratio
     if not little_code or s["manifests"]:
         why = f"{s['code_bytes']:,} bytes of code" + (f" and {', '.join(s['manifests'])}" if s["manifests"] else "")
