@@ -37,4 +37,5 @@ def test_bench_collect_cost_small() -> None:
     res = subprocess.run([sys.executable, str(BENCH / "collect_cost.py"), "--repos", "100"], capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
     data = json.loads(res.stdout)
-    assert data["full"]["prs"] > 0 and data["incremental"]["points"] < data["full"]["points"]
+    assert data["full"]["prs"] > 0 and data["full"]["failed"] == {} and data["month_earlier"]["failed"] == {}
+    assert data["incremental"]["prs"] > 0 and 0 < data["incremental_share_of_full"] < 1

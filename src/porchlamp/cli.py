@@ -309,6 +309,8 @@ def emulator(
                                          "Kinds: rate_limited, secondary, bad_gateway, gateway_timeout, reset, malformed, partial, slow."),
     points_per_hour: int = typer.Option(5000, "--points-per-hour", min=1, help="Primary rate limit per token."),
     hour_seconds: float = typer.Option(3600.0, "--hour-seconds", min=0.01, help="How long the rate-limit 'hour' lasts (compress it for tests)."),
+    clock: Optional[str] = typer.Option(None, "--clock", help="Serve the world as it stood at the start of this day (YYYY-MM-DD): "
+                                        "later PRs, comments, merges and commits are hidden. Default: everything."),
 ) -> None:
     """Serve GitHub's GraphQL API (and a dependents lookup) over a sample world on 127.0.0.1.
 
@@ -323,7 +325,8 @@ def emulator(
         except FaultSpecError as err:
             raise UserError(f"--faults: {err}") from None
         with progress_bar("loading the world", None):
-            emu = Emulator(world, port=port, faults=spec, limits=Limits(points_per_hour=points_per_hour, hour_seconds=hour_seconds))
+            emu = Emulator(world, port=port, faults=spec, limits=Limits(points_per_hour=points_per_hour, hour_seconds=hour_seconds),
+                           clock=_parse_date(clock, "--clock"))
         console.print(f"GitHub emulator serving {len(emu.world.repos):,} repositories at {emu.url} "
                       f"(stats at {emu.base_url}/_emulator/stats); Ctrl-C stops it")
         try:

@@ -65,6 +65,7 @@ class TierSettings(_Section):
 
 class ComponentSettings(_Section):
     min_sample: int = Field(3, ge=1, le=100, description="fewest PRs or people a share needs before it counts as measured")
+    ci_sample: int = Field(10, ge=1, le=100, description="CI status is read on this many latest merged PRs per repository")
 
 
 class BotSettings(_Section):

@@ -14,7 +14,7 @@ from porchlamp.collect import AuthError
 from porchlamp.config import Settings
 from porchlamp.emulator import Limits, WorldIndex
 from porchlamp.evaluate import evaluate_snapshot
-from porchlamp.sample import iter_rows, read_truth
+from porchlamp.sample import generate_world, iter_rows, read_truth
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
@@ -149,3 +149,36 @@ def test_incremental_collection_costs_a_fraction(collected300, tmp_path: Path, i
         assert ev.as_of == date(2026, 11, 15) and s.get_meta("collected_as_of") == "2026-11-15"
         evaluate_store(s, date(2026, 10, 15), Settings())  # the earlier snapshot sits beside it
         assert s.snapshot_dates() == [date(2026, 10, 15), date(2026, 11, 15)]
+
+
+def test_incremental_after_a_month_of_activity_equals_a_full_collection(tmp_path: Path) -> None:
+    """A world dated a month later, served first as it stood on the earlier date: the incremental run
+    must leave a store whose evaluation matches a full collection made on the later date."""
+    later, earlier = date(2026, 11, 15), date(2026, 10, 15)
+    world = generate_world(tmp_path / "w", repos=80, seed=4404, as_of=later).path
+    past = WorldIndex(world, clock=earlier)
+    now = WorldIndex(world)
+    assert sum(len(e.pulls) for e in past.repos.values()) < sum(len(e.pulls) for e in now.repos.values())
+    assert all(p["updated_at"] < "2026-10-15" for e in past.repos.values() for p in e.pulls)
+    inc_db, full_db = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
+    first = collect_world(past, inc_db, as_of=earlier)
+    inc = collect_world(now, inc_db, as_of=later)
+    full = collect_world(now, full_db, as_of=later)
+    assert inc.incremental and not full.incremental
+    assert set(inc.points_by_query) >= {"pulls_updated", "pulls_by_id"} and "pull_requests" not in inc.points_by_query
+    # A month's activity is a fraction of the window's: the listing plus fetches by id stay well under a full run.
+    assert inc.points < first.points / 2 and 0 < inc.prs < full.prs / 2
+    results = {}
+    for db in (inc_db, full_db):
+        with Store(db) as s:
+            evaluate_store(s, later, Settings())
+            results[db] = {t: [r for r in s.rows(t) if r[0] == later] for t in ("results", "pr_results", "component_results", "profile_results")}
+    # The incremental store also keeps the earlier window's oldest PRs (its own snapshot needs them);
+    # the later evaluation lists them as before the window and counts them nowhere.
+    start = datetime(2026, 11, 15) - timedelta(days=183)
+    old = [r for r in results[inc_db]["pr_results"] if r[6] < start]
+    assert old and {r[8] for r in old} == {"before_window"}
+    results[inc_db]["pr_results"] = [r for r in results[inc_db]["pr_results"] if r[6] >= start]
+    for table in ("results", "pr_results", "component_results", "profile_results"):
+        assert results[inc_db][table] == results[full_db][table], table
+    assert len(results[full_db]["pr_results"]) > 1000

@@ -16,7 +16,8 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 def test_there_are_queries() -> None:
     assert {"repo_meta.graphql", "pull_requests.graphql", "timeline_more.graphql", "ci_checks.graphql",
-            "good_first_issues.graphql", "discover.graphql", "history_more.graphql"} <= set(QUERIES)
+            "good_first_issues.graphql", "discover.graphql", "history_more.graphql", "pulls_updated.graphql",
+            "pulls_by_id.graphql"} <= set(QUERIES)
 
 
 @pytest.mark.parametrize("name", QUERIES)

@@ -16,13 +16,13 @@ from collecting import raw_contents
 
 from porchlamp.emulator import Emulator, Limits, WorldIndex
 from porchlamp.sample import generate_world
-from porchlamp.store import Store
+from porchlamp.store import Store, StoreError
 
 SECRET = "ghp_" + "Zq7" * 12  # looks like a real token; built here so no token-shaped string is committed
 
 
-def _cli(args: list[str], token: str = SECRET, **kw) -> subprocess.Popen:  # type: ignore[no-untyped-def, type-arg]
-    env = {**os.environ, "GITHUB_TOKEN": token, "PORCHLAMP_WAIT_SCALE": "0.001", "COLUMNS": "200"}
+def _cli(args: list[str], token: str = SECRET, env_extra: dict[str, str] | None = None, **kw) -> subprocess.Popen:  # type: ignore[no-untyped-def, type-arg]
+    env = {**os.environ, "GITHUB_TOKEN": token, "PORCHLAMP_WAIT_SCALE": "0.001", "COLUMNS": "200", **(env_extra or {})}
     return subprocess.Popen([sys.executable, "-m", "porchlamp", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **kw)
 
@@ -63,6 +63,32 @@ def test_kill_nine_at_ten_points_then_resume(small_world: Path, tmp_path: Path) 
         assert kills >= 8
 
 
+NAMED_POINTS = ["migration:1", "migration:2", "migration:3", "page_received:1", "page_received:9", "page_received:40",
+                "before_commit:1", "before_commit:8", "before_commit:30", "before_commit:90"]
+
+
+@pytest.mark.slow
+def test_kill_nine_at_named_points_then_resume(small_world: Path, tmp_path: Path) -> None:
+    """Exactly where a crash hurts most: inside each migration (before its version is recorded),
+    with a page received but nothing of it written, and inside a transaction just before COMMIT."""
+    with Emulator(WorldIndex(small_world)) as emu:
+        whole = _cli(_collect_args(small_world, tmp_path / "whole.duckdb", emu))
+        assert whole.wait(600) == 0, whole.stderr.read()  # type: ignore[union-attr]
+        expected = raw_contents(tmp_path / "whole.duckdb")
+        for point in NAMED_POINTS:
+            db = tmp_path / f"{point.replace(':', '-')}.duckdb"
+            killed = _cli(_collect_args(small_world, db, emu), env_extra={"PORCHLAMP_KILL_AT": point})
+            killed.communicate(timeout=600)
+            assert killed.returncode == -signal.SIGKILL, f"{point} was never reached"
+            if point.startswith("migration:"):  # the store is left at the version before, and says so
+                with pytest.raises(StoreError, match=f"schema version {int(point.split(':')[1]) - 1} is older than 3"):
+                    Store(db, read_only=True)
+            resumed = _cli(_collect_args(small_world, db, emu))
+            out, err = resumed.communicate(timeout=600)
+            assert resumed.returncode == 0, err
+            assert raw_contents(db) == expected, f"kill point {point}"
+
+
 def test_second_collector_is_refused(small_world: Path, tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     with Emulator(WorldIndex(small_world)) as emu, Store(db):
@@ -93,6 +119,17 @@ def test_token_never_leaks(small_world: Path, tmp_path: Path) -> None:
     for f in tmp_path.rglob("*"):
         if f.is_file():
             assert SECRET.encode() not in f.read_bytes(), f
+
+
+def test_token_without_scope_stops_with_a_clear_error(small_world: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    with Emulator(WorldIndex(small_world), limits=Limits(scopeless_tokens=frozenset({SECRET}))) as emu:
+        run = _cli(_collect_args(small_world, db, emu))
+        out, err = run.communicate(timeout=120)
+    assert run.returncode == 2
+    assert "lacks a scope" in err and "repo_meta" in err and "nothing collected so far is lost" in err
+    assert SECRET not in out + err
+    assert "Traceback" not in err
 
 
 def test_missing_token_is_a_clear_error(small_world: Path, tmp_path: Path) -> None:

@@ -75,6 +75,27 @@ def test_pagination_limits(emu: Emulator, index300: WorldIndex) -> None:
     huge = ('{ search(query: "stars:0..*", type: REPOSITORY, first: 100) { nodes { ... on Repository { '
             'pullRequests(first: 100) { nodes { timelineItems(first: 100) { totalCount } } } } } } }')
     assert "exceeds the maximum limit of 500,000" in post(emu, huge).json()["errors"][0]["message"]
+    ids = [p["node_id"] for p in next(e for e in index300.repos.values() if len(e.pulls) > 101).pulls[:101]]
+    q = "query($ids: [ID!]!) { nodes(ids: $ids) { id } }"
+    (err,) = post(emu, q, {"ids": ids}).json()["errors"]
+    assert err == {"message": "You may not provide more than 100 node ids; you provided 101.", "type": "ARGUMENT_LIMIT"}
+    assert len(post(emu, q, {"ids": ids[:100]}).json()["data"]["nodes"]) == 100
+
+
+def test_the_clock_serves_the_world_as_it_stood(world300: Path, index300: WorldIndex) -> None:
+    from datetime import date
+    past = WorldIndex(world300, clock=date(2026, 9, 1))
+    before = [p for e in index300.repos.values() for p in e.pulls if p["created_at"] < "2026-09-01"]
+    assert sum(len(e.pulls) for e in past.repos.values()) == len(before) < index300.meta["counts"]["pulls"]
+    for e in past.repos.values():
+        for p in e.pulls:
+            assert p["updated_at"] < "2026-09-01" and (p["merged_at"] or "") < "2026-09-01" and (p["closed_at"] or "") < "2026-09-01"
+            assert (p["state"] == "OPEN") == (p["closed_at"] is None)
+        assert all(c["committed_at"] < "2026-09-01" for c in e.commits) and e.row["pushed_at"] < "2026-09-01"
+    assert all(i["created_at"] < "2026-09-01" for items in past.timeline.values() for i in items)
+    # PRs merged after the clock are open again.
+    reopened = [p for p in before if (p["merged_at"] or "") >= "2026-09-01"]
+    assert reopened and all(past.pulls[(p["repo"], p["number"])]["state"] == "OPEN" for p in reopened)
 
 
 def test_authentication(index300: WorldIndex) -> None:

@@ -96,3 +96,16 @@ def test_rerank_follows_configured_weights() -> None:
     assert base["a/responsive"]["default"].rank == 1
     heavy = settings_from_dict({"profiles": {"default": {"accessibility": 90, "responsiveness": 10}}})
     assert rank_all(projects, heavy)["b/welcoming"]["default"].rank == 1
+
+
+def test_ci_share_rests_on_the_latest_merged_prs_only() -> None:
+    # Twelve merged PRs: the latest ten are the sample; knowing CI for the two oldest changes nothing.
+    pulls = tuple(pr(i, created=T0 + i * D, state="MERGED", merged_at=T0 + i * D + D, merged_by="maint", has_ci=i > 2)
+                  for i in range(1, 13))
+    d = data(pulls=pulls)
+    v = _judged(d)
+    assert c.ci_sample(d, v, 10) == frozenset(range(3, 13))
+    res = c.review_ci(v, 3, c.ci_sample(d, v, 10))
+    assert res.inputs["prs_checked_for_ci"] == 10 and res.inputs["ci_share"] == 1.0
+    wider = c.review_ci(v, 3, c.ci_sample(d, v, 12))
+    assert wider.inputs["prs_checked_for_ci"] == 12 and wider.inputs["ci_share"] == round(10 / 12, 4)

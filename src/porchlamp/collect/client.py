@@ -25,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from porchlamp import killpoints
 from porchlamp.collect.ratelimit import decide, pace
 
 DEFAULT_API = "https://api.github.com/graphql"
@@ -150,6 +151,7 @@ class GraphQLClient:
                 jitter = self._rng.random()
             d = decide(status, headers, body, attempt, time.time(), jitter)
             if d.action == "proceed":
+                killpoints.reach("page_received")  # the page is in memory, nothing of it committed yet
                 cost = int(((body or {}).get("data") or {}).get("rateLimit", {}).get("cost") or expected_cost) \
                     if isinstance((body or {}).get("data"), dict) else expected_cost
                 with self._lock:
@@ -163,6 +165,9 @@ class GraphQLClient:
                                     "nothing collected so far is lost") from None
                 if status == 403:
                     raise AuthError(f"GitHub refused access ({reason}): the token may lack the needed scope") from None
+                if reason.startswith("insufficient scopes"):
+                    raise AuthError(f"GitHub refused query {name}: the token lacks a scope it needs ({reason}). Give it read "
+                                    "access to public repositories and run again; nothing collected so far is lost") from None
                 if status is None:
                     raise NetworkError(f"cannot reach {self.api}: {last_error} ({reason}); check the network and run again "
                                        "to resume") from None

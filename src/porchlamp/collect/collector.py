@@ -26,9 +26,9 @@ from porchlamp.evaluate.rules import Rules, load_rules, norm_label
 from porchlamp.models import Issue, as_of_instant
 from porchlamp.store import Store
 
-META_SLOTS, PR_SLOTS, TIMELINE_SLOTS, GFI_SLOTS, CI_BATCH = 16, 12, 10, 50, 149
-# An incremental run first asks for this many recently updated PRs: most repositories have fewer.
-INCREMENTAL_FIRST_PAGE = 10
+META_SLOTS, PR_SLOTS, TIMELINE_SLOTS, GFI_SLOTS, CI_BATCH, LIST_SLOTS, BY_ID_BATCH = 16, 12, 10, 50, 149, 50, 149
+# GitHub takes at most this many ids in one `nodes` field; queries by id use two fields.
+MAX_IDS = 100
 # GitHub rounds requests / 100 to the nearest point: up to 149 requests cost one point.
 POINT_REQUESTS = 149
 STAGES = ("meta", "pulls", "timeline", "ci", "issues", "dependents")
@@ -41,7 +41,6 @@ class CollectOptions:
     as_of: date
     window_days: int = 183
     concurrency: int = 2
-    ci_sample: int = 10
     dependents_api: str | None = None  # base URL of the ecosyste.ms packages service; None skips dependents
 
 
@@ -93,6 +92,26 @@ def _slot_vars(prefix_pairs: Sequence[tuple[str, str]], slots: int, extra: Calla
     return variables
 
 
+def _id_vars(ids: Sequence[str]) -> dict[str, Any]:
+    return {"ids": list(ids[:MAX_IDS]), "more": list(ids[MAX_IDS:])}
+
+
+def _id_nodes(body: dict[str, Any]) -> list[Any]:
+    """The nodes of a query by id, in the order asked, across its two `nodes` fields."""
+    data = body.get("data") or {}
+    return [*(data.get("a") or []), *(data.get("b") or [])]
+
+
+@dataclass
+class _Writes:
+    """What one response adds to the store, written together in one transaction."""
+
+    records: list[Any] = field(default_factory=list)
+    states: list[tuple[str, str, date, str, str | None, str | None]] = field(default_factory=list)
+    renames: list[tuple[str, str]] = field(default_factory=list)
+    fresh_commits: list[str] = field(default_factory=list)  # repositories whose commit listing is replaced
+
+
 def _slot_error(body: dict[str, Any], alias: str) -> dict[str, Any] | None:
     for e in body.get("errors") or []:
         if isinstance(e, dict) and (e.get("path") or [None])[0] == alias:
@@ -104,7 +123,9 @@ class Collector:
     def __init__(self, store: Store, client: GraphQLClient, options: CollectOptions, settings: Settings | None = None,
                  progress: Callable[[str, int, int | None], None] | None = None) -> None:
         self.store, self.client, self.opt = store, client, options
-        self.rules: Rules = load_rules(settings or Settings())
+        settings = settings or Settings()
+        self.rules: Rules = load_rules(settings)
+        self.ci_sample = settings.components.ci_sample  # the evaluation scores CI on the same sample
         self.end = as_of_instant(options.as_of)
         self.start = self.end - timedelta(days=options.window_days)
         self.progress = progress or (lambda label, n, total: None)
@@ -176,8 +197,16 @@ class Collector:
             return self.client.query("repo_meta", {**_slot_vars(pairs, META_SLOTS), "since": since})  # type: ignore[arg-type]
 
         for batch, body in self._fetch_all(batches, fetch):
+            # A whole response in one transaction: its rows and the states that mark them done.
+            out = _Writes()
             for i, requested in enumerate(batch):
-                self._store_meta(requested, body, f"r{i}")
+                self._store_meta(requested, body, f"r{i}", out)
+            with self.store.transaction():
+                for requested, actual in out.renames:
+                    self.store.set_repo_name(requested, actual)
+                self.store.delete_repo_rows("commits", out.fresh_commits)
+                self.store.upsert(out.records)
+                self.store.set_states(out.states)
             self.progress("metadata", len(batch), len(todo))
         states = self.store.states("meta")
         names = self.store.repo_names_map()
@@ -189,13 +218,12 @@ class Collector:
                 alive.append(actual)
         return alive
 
-    def _store_meta(self, requested: str, body: dict[str, Any], alias: str) -> None:
+    def _store_meta(self, requested: str, body: dict[str, Any], alias: str, out: "_Writes") -> None:
         node = (body.get("data") or {}).get(alias)
         err = _slot_error(body, alias)
         if node is None:
             reason = {"NOT_FOUND": "not_found", "FORBIDDEN": "blocked"}.get((err or {}).get("type", ""), "not_found")
-            with self.store.transaction():
-                self.store.set_states([(requested, "meta", self.opt.as_of, "failed", None, reason)])
+            out.states.append((requested, "meta", self.opt.as_of, "failed", None, reason))
             return
         repo = mapping.repository(node)
         actual = repo.name_with_owner
@@ -207,13 +235,12 @@ class Collector:
                          for n in (node.get(key) or {}).get("nodes") or [] if norm_label(n["name"]) in self._gfi})
         detail = json.dumps({"total_prs": (node.get("pullRequests") or {}).get("totalCount", 0), "gfi_labels": labels,
                              "empty": bool(node.get("isEmpty"))})
-        with self.store.transaction():
-            if actual.lower() != requested.lower():
-                self.store.set_repo_name(requested, actual)
-                self.summary.renamed[requested] = actual
-            self.store.delete_repo_rows("commits", actual)
-            self.store.upsert([repo, mapping.community(node, self.rules.ai_files), *commits])
-            self.store.set_states([(actual, "meta", self.opt.as_of, "done", None, detail)])
+        if actual.lower() != requested.lower():
+            out.renames.append((requested, actual))
+            self.summary.renamed[requested] = actual
+        out.fresh_commits.append(actual)
+        out.records += [repo, mapping.community(node, self.rules.ai_files), *commits]
+        out.states.append((actual, "meta", self.opt.as_of, "done", None, detail))
 
     def _more_history(self, repo: str, after: str) -> list[Any]:
         """Older commits in the window, only as far as the first human one."""
@@ -249,23 +276,89 @@ class Collector:
             total = json.loads(meta[(repo, "meta")]["detail"] or "{}").get("total_prs", 100)
             if prior is not None:
                 since = as_of_instant(prior) - timedelta(days=1)
-                plans[repo] = {"order": "UPDATED_AT", "after": None, "stop": since.isoformat(), "first": INCREMENTAL_FIRST_PAGE}
+                plans[repo] = {"order": "UPDATED_AT", "after": None, "stop": since.isoformat(), "first": 100}
                 self.summary.incremental = True
             else:
                 plans[repo] = {"order": "CREATED_AT", "after": None, "stop": self.start.isoformat(), "first": max(1, min(100, total))}
-        pending = [r for r in todo if plans[r]["first"] > 0]
-        done_count = 0
+        self._list_updated([r for r in todo if plans[r]["order"] == "UPDATED_AT"], plans, len(todo))
+        pending = [r for r in todo if plans[r]["order"] == "CREATED_AT"]
+        known_ci = self.store.known_ci() if pending else {}
         while pending:
             batches = self._pack(pending, plans)
             pending = []
             for batch, body in self._fetch_all(batches, lambda b: self._pull_page(b, plans)):
+                out = _Writes()
                 for i, repo in enumerate(batch):
-                    more = self._store_pulls(repo, body, f"r{i}", plans[repo])
-                    if more:
+                    if self._store_pulls(repo, body, f"r{i}", plans[repo], known_ci, out):
                         pending.append(repo)
-                    else:
-                        done_count += 1
+                with self.store.transaction():
+                    self.store.upsert(out.records)
+                    self.store.set_states(out.states)
                 self.progress("pull requests", sum(1 for r in batch if r not in pending), len(todo))
+
+    def _list_updated(self, repos: list[str], plans: dict[str, dict[str, Any]], total: int) -> None:
+        """Incremental: list each repository's PRs updated since the last snapshot, fifty repositories a point.
+
+        Any new comment, review, merge or close moves a PR's `updatedAt`, so the listed PRs are exactly
+        those whose verdict can have changed; each is queued (`pull#N`) for `_pulls_by_id`."""
+        pending = repos
+        while pending:
+            batches = list(_chunks(pending, LIST_SLOTS))
+            pending = []
+
+            def fetch(batch: Sequence[str]) -> dict[str, Any]:
+                pairs = [tuple(r.split("/", 1)) for r in batch]
+                return self.client.query("pulls_updated", _slot_vars(  # type: ignore[arg-type]
+                    pairs, LIST_SLOTS, lambda i, n: {f"a{i}": plans[batch[i]]["after"] if i < n else None}))
+
+            for batch, body in self._fetch_all(batches, fetch):
+                out = _Writes()
+                for i, repo in enumerate(batch):
+                    if self._store_updated(repo, body, f"r{i}", plans[repo], out):
+                        pending.append(repo)
+                with self.store.transaction():
+                    self.store.set_states(out.states)
+                self.progress("pull requests", sum(1 for r in batch if r not in pending), total)
+
+    def _store_updated(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any], out: "_Writes") -> bool:
+        node = (body.get("data") or {}).get(alias)
+        if node is None:
+            out.states.append((repo, "pulls", self.opt.as_of, "failed", None, "pull requests unavailable"))
+            return False
+        conn = node["pullRequests"]
+        stop = datetime.fromisoformat(plan["stop"])
+        queued = []
+        reached_stop = False
+        for n in conn["nodes"]:
+            if mapping.ts(n["updatedAt"]) < stop:  # type: ignore[operator]
+                reached_stop = True
+                break
+            if mapping.ts(n["createdAt"]) >= self.start:  # type: ignore[operator]
+                queued.append((repo, f"pull#{n['number']}", self.opt.as_of, "pending", json.dumps({"id": n["id"]}), None))
+        more = conn["pageInfo"]["hasNextPage"] and not reached_stop
+        plan["after"] = conn["pageInfo"]["endCursor"]
+        state = (repo, "pulls", self.opt.as_of, "partial" if more else "done", json.dumps(plan) if more else None, None)
+        out.states += [state, *queued]
+        return more
+
+    def _pulls_by_id(self, alive: set[str]) -> None:
+        """Fetch whole the PRs an incremental listing queued, up to 149 a point; resumable per query."""
+        pending = sorted((k, v) for k, v in self.store.states("pull#").items() if v["status"] == "pending" and k[0] in alive)
+        if not pending:
+            return
+        batches = list(_chunks(pending, BY_ID_BATCH))
+        known_ci = self.store.known_ci()
+        fetch = lambda b: self.client.query("pulls_by_id", _id_vars([json.loads(st["cursor"])["id"] for _, st in b]))  # noqa: E731
+        for batch, body in self._fetch_all(batches, fetch):
+            out = _Writes()
+            for ((repo, stage), _), n in zip(batch, _id_nodes(body)):
+                out.states.append((repo, stage, self.opt.as_of, "done", None, None if n else "gone"))
+                if n:
+                    self._pull_records(repo, n, known_ci, out)
+            with self.store.transaction():
+                self.store.upsert(out.records)
+                self.store.set_states(out.states)
+            self.progress("updated pull requests", len(batch), len(pending))
 
     def _pack(self, repos: list[str], plans: dict[str, dict[str, Any]]) -> list[list[str]]:
         """Group repositories so each query stays within one point's worth of requests."""
@@ -295,48 +388,42 @@ class Collector:
         cost = max(1, int(sum(1 + plans[r]["first"] for r in batch) / 100 + 0.5))
         return self.client.query("pull_requests", variables, expected_cost=cost)
 
-    def _store_pulls(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any]) -> bool:
-        """Write one page of a repository's PRs with its state; True when more pages are needed."""
+    def _store_pulls(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any],
+                     known_ci: dict[tuple[str, int], bool], out: "_Writes") -> bool:
+        """One page of a repository's PRs and its state, into `out`; True when more pages are needed."""
         node = (body.get("data") or {}).get(alias)
         if node is None:
-            with self.store.transaction():
-                self.store.set_states([(repo, "pulls", self.opt.as_of, "failed", None, "pull requests unavailable")])
+            out.states.append((repo, "pulls", self.opt.as_of, "failed", None, "pull requests unavailable"))
             return False
         conn = node["pullRequests"]
         stop = datetime.fromisoformat(plan["stop"])
-        key = "createdAt" if plan["order"] == "CREATED_AT" else "updatedAt"
-        records: list[Any] = []
-        timeline_states = []
         reached_stop = False
-        prs = 0
-        known_ci = self.store.known_ci(repo)
         for n in conn["nodes"]:
-            if mapping.ts(n[key]) < stop:  # type: ignore[operator]
+            created = mapping.ts(n["createdAt"])
+            if created < stop:  # type: ignore[operator]  # newest first: the window starts here
                 reached_stop = True
                 continue
-            if mapping.ts(n["createdAt"]) < self.start:  # type: ignore[operator]
-                continue
-            pr, account, items = mapping.pull_request(repo, n)
-            if pr.number in known_ci:  # keep what the ci stage learnt in an earlier run
-                pr = replace(pr, has_ci=known_ci[pr.number])
-            records += [pr, *items] + ([account] if account else [])
-            prs += 1
-            self.summary.timeline_items += len(items)
-            tl = n.get("timelineItems") or {}
-            if (tl.get("pageInfo") or {}).get("hasNextPage") and not self._settled(pr, items):
-                timeline_states.append((repo, f"timeline#{pr.number}", self.opt.as_of, "pending",
-                                        json.dumps({"id": pr.node_id, "after": tl["pageInfo"]["endCursor"]}), None))
+            self._pull_records(repo, n, known_ci, out)
         more = conn["pageInfo"]["hasNextPage"] and not reached_stop
         # Size the next page to what is left, so a short remainder shares a point with others.
         plan["fetched"] = plan.get("fetched", 0) + len(conn["nodes"])
-        left = conn["totalCount"] - plan["fetched"] if plan["order"] == "CREATED_AT" else 100
+        left = conn["totalCount"] - plan["fetched"]
         plan.update({"after": conn["pageInfo"]["endCursor"], "first": max(1, min(100, left))})
-        state = (repo, "pulls", self.opt.as_of, "partial" if more else "done", json.dumps(plan) if more else None, None)
-        with self.store.transaction():
-            self.store.upsert(records)
-            self.store.set_states([state, *timeline_states])
-        self.summary.prs += prs
+        out.states.append((repo, "pulls", self.opt.as_of, "partial" if more else "done", json.dumps(plan) if more else None, None))
         return more
+
+    def _pull_records(self, repo: str, n: dict[str, Any], known_ci: dict[tuple[str, int], bool], out: "_Writes") -> None:
+        """One PR node as rows, plus a timeline continuation when its first page did not settle it."""
+        pr, account, items = mapping.pull_request(repo, n)
+        if (repo, pr.number) in known_ci:  # keep what the ci stage learnt in an earlier run
+            pr = replace(pr, has_ci=known_ci[(repo, pr.number)])
+        out.records += [pr, *items] + ([account] if account else [])
+        self.summary.prs += 1
+        self.summary.timeline_items += len(items)
+        tl = n.get("timelineItems") or {}
+        if (tl.get("pageInfo") or {}).get("hasNextPage") and not self._settled(pr, items):
+            out.states.append((repo, f"timeline#{pr.number}", self.opt.as_of, "pending",
+                               json.dumps({"id": pr.node_id, "after": tl["pageInfo"]["endCursor"]}), None))
 
     def _settled(self, pr: Any, items: list[Any]) -> bool:
         """The first timeline page already holds the first response: the rest cannot change the outcome."""
@@ -353,6 +440,7 @@ class Collector:
 
     def _timelines(self, repos: list[str]) -> None:
         alive = set(repos)
+        self._pulls_by_id(alive)  # before continuations: a PR fetched by id may queue one
         while True:
             pending = [(k, v) for k, v in self.store.states("timeline#").items()
                        if v["status"] == "pending" and k[0] in alive]
@@ -395,11 +483,11 @@ class Collector:
         todo = self._todo("ci", repos)
         wanted: list[tuple[str, int, str]] = []
         for repo in todo:
-            wanted += [(repo, number, node_id) for number, node_id in self.store.merged_without_ci(repo, self.start, self.opt.ci_sample)]
+            wanted += [(repo, number, node_id) for number, node_id in self.store.merged_without_ci(repo, self.start, self.ci_sample)]
         by_batch = list(_chunks(wanted, CI_BATCH))
-        for batch, body in self._fetch_all(by_batch, lambda b: self.client.query("ci_checks", {"ids": [x[2] for x in b]})):
+        for batch, body in self._fetch_all(by_batch, lambda b: self.client.query("ci_checks", _id_vars([x[2] for x in b]))):
             checks: dict[str, dict[int, bool]] = {}
-            for (repo, number, _), node in zip(batch, (body.get("data") or {}).get("nodes") or []):
+            for (repo, number, _), node in zip(batch, _id_nodes(body)):
                 commits = ((node or {}).get("commits") or {}).get("nodes") or []
                 rollup = (commits[0].get("commit") or {}).get("statusCheckRollup") if commits else None
                 checks.setdefault(repo, {})[number] = rollup is not None

@@ -86,7 +86,10 @@ def decide(status: int | None, headers: Mapping[str, str], body: Any, attempt: i
     if any(isinstance(e, dict) and e.get("type") == "RATE_LIMITED" for e in errors):
         wait = _until_reset(headers, now)
         return retry(wait if wait is not None else SECONDARY_MIN_WAIT, "RATE_LIMITED: no points left until the reset")
-    query_faults = [e for e in errors if isinstance(e, dict) and e.get("type") in ("MAX_NODE_LIMIT_EXCEEDED", "EXCESSIVE_PAGINATION")]
+    scopes = [e for e in errors if isinstance(e, dict) and e.get("type") == "INSUFFICIENT_SCOPES"]
+    if scopes:
+        return Decision("fail", 0.0, f"insufficient scopes: {scopes[0].get('message', '')}")
+    query_faults = [e for e in errors if isinstance(e, dict) and e.get("type") in ("MAX_NODE_LIMIT_EXCEEDED", "EXCESSIVE_PAGINATION", "ARGUMENT_LIMIT")]
     if query_faults:
         return Decision("fail", 0.0, f"GitHub rejected the query: {query_faults[0].get('message', '')}")
     if errors and body.get("data") is None:

@@ -2,7 +2,7 @@
 
 Every connection is assumed to return its full `first`/`last`: a connection costs one request
 per parent node that can reach it. Cost = round(requests / 100), at least 1. Nodes are capped at
-500,000 and `first`/`last` must lie in 1-100, as on GitHub.
+500,000, `first`/`last` must lie in 1-100 and `nodes(ids:)` takes at most 100 IDs, as on GitHub.
 """
 
 from __future__ import annotations
@@ -25,10 +25,15 @@ from graphql import (
 
 MAX_NODES = 500_000
 MAX_PAGE = 100
+MAX_IDS = 100
 
 
 class CostError(Exception):
-    """The query breaks a limit; `message` is GitHub's wording."""
+    """The query breaks a limit; `message` is GitHub's wording, `kind` its error type."""
+
+    def __init__(self, message: str, kind: str = "EXCESSIVE_PAGINATION") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -97,9 +102,12 @@ def query_cost(schema: GraphQLSchema, doc: DocumentNode, op_name: str | None, va
                 totals["nodes"] += child
                 if totals["nodes"] > MAX_NODES:
                     raise CostError(f"By the time this query traverses to the {node.name.value} connection, it is requesting up to "
-                                    f"{totals['nodes']:,} possible nodes which exceeds the maximum limit of {MAX_NODES:,}.")
+                                    f"{totals['nodes']:,} possible nodes which exceeds the maximum limit of {MAX_NODES:,}.",
+                                    "MAX_NODE_LIMIT_EXCEEDED")
             elif node.name.value == "nodes" and parent_type is root:
                 ids = arg(node, "ids") or []
+                if len(ids) > MAX_IDS:
+                    raise CostError(f"You may not provide more than {MAX_IDS} node ids; you provided {len(ids)}.", "ARGUMENT_LIMIT")
                 child = mult * max(1, len(ids))
             walk(node.selection_set, ftype, child)
 

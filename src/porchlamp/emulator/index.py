@@ -1,7 +1,8 @@
 """A sample world loaded into memory, indexed the way GitHub's API reaches it: repositories by
 name (case-insensitive, renames followed), PRs newest first, timelines, commits, issues, files.
 
-Read-only after loading; the emulator's request threads share it.
+Read-only after loading; the emulator's request threads share it. A `clock` serves the world as it
+stood on an earlier day (a later-dated world then shows a month of activity to an incremental run).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +31,12 @@ class RepoEntry:
 class WorldIndex:
     """Everything the emulator serves, from one world directory."""
 
-    def __init__(self, world: str | Path) -> None:
+    def __init__(self, world: str | Path, clock: date | None = None) -> None:
         self.path = Path(world)
         self.meta = read_meta(world)
+        self.clock = clock
+        # Everything at or after midnight of the clock's day has not happened yet.
+        cut = f"{clock.isoformat()}T00:00:00Z" if clock else None
         self.repos: dict[str, RepoEntry] = {}
         self.accounts: dict[str, dict[str, Any]] = {r["login"]: r for r in iter_rows(world, "accounts")}
         community = {r["repo"]: r for r in iter_rows(world, "community")}
@@ -43,6 +48,8 @@ class WorldIndex:
             self.repos[nwo.lower()] = entry
         self.timeline: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
         for item in iter_rows(world, "timeline"):
+            if cut and item["created_at"] >= cut:
+                continue
             self.timeline[(item["repo"], item["number"])].append(item)
         for items in self.timeline.values():
             items.sort(key=lambda i: (i["created_at"], i["node_id"]))
@@ -50,12 +57,18 @@ class WorldIndex:
         self.pulls: dict[tuple[str, int], dict[str, Any]] = {}
         for table, attr in (("pulls", "pulls"), ("commits", "commits"), ("issues", "issues")):
             for row in iter_rows(world, table):
+                if cut and (row.get("created_at") or row.get("committed_at") or "") >= cut:
+                    continue
+                if cut and table == "pulls":
+                    row = self._rewind_pull(row, cut)
                 entry = self.repos[row["repo"].lower()]
                 getattr(entry, attr).append(row)
                 if table == "pulls":
                     self.pull_by_id[row["node_id"]] = (row["repo"], row["number"])
                     self.pulls[(row["repo"], row["number"])] = row
         for entry in self.repos.values():
+            if cut and (entry.row.get("pushed_at") or "") >= cut:
+                entry.row = {**entry.row, "pushed_at": max((c["committed_at"] for c in entry.commits), default=entry.row["created_at"])}
             entry.pulls.sort(key=lambda p: (p["created_at"], p["number"]), reverse=True)
             entry.commits.sort(key=lambda c: (c["committed_at"], c["oid"]), reverse=True)
             entry.issues.sort(key=lambda i: (i["created_at"], i["number"]), reverse=True)
@@ -65,6 +78,22 @@ class WorldIndex:
         api = json.loads(extra.read_text(encoding="utf-8")) if extra.exists() else {}
         self.renamed: dict[str, str] = {k.lower(): v for k, v in api.get("renamed", {}).items()}
         self.blocked: set[str] = {b.lower() for b in api.get("blocked", [])}
+
+    def _rewind_pull(self, row: dict[str, Any], cut: str) -> dict[str, Any]:
+        """A PR as it was just before `cut`: later merges and closes undone, `updated_at` its last earlier event."""
+        if (row.get("updated_at") or "") < cut:
+            return row
+        row = dict(row)
+        if row.get("merged_at") and row["merged_at"] >= cut:
+            row.update(merged_at=None, merged_by=None)
+        if row.get("closed_at") and row["closed_at"] >= cut:
+            row.update(closed_at=None)
+        if row.get("closed_at") is None:
+            row["state"] = "OPEN"
+        times = [row["created_at"], row.get("closed_at") or ""]
+        times += [i["created_at"] for i in self.timeline.get((row["repo"], row["number"]), ())]
+        row["updated_at"] = max(times)
+        return row
 
     def repo(self, owner: str, name: str) -> RepoEntry | None:
         key = f"{owner}/{name}".lower()

@@ -13,6 +13,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
@@ -51,6 +52,7 @@ class Limits:
     max_concurrent: int = 100
     points_per_minute: int = 2000
     valid_tokens: frozenset[str] | None = None  # None: any non-empty token is accepted
+    scopeless_tokens: frozenset[str] = frozenset()  # accepted, but lacking the scope GitHub asks for
 
 
 @dataclass
@@ -123,12 +125,17 @@ class _Root:
         return dict(self._rate)
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # a class attribute: the backlog is fixed when the socket binds
+    daemon_threads = True
+
+
 class Emulator:
     """Start with `start()`, stop with `stop()`; `url` is the GraphQL endpoint."""
 
     def __init__(self, world: str | Path | WorldIndex, port: int = 0, faults: Faults | None = None,
-                 limits: Limits | None = None) -> None:
-        self.world = world if isinstance(world, WorldIndex) else WorldIndex(world)
+                 limits: Limits | None = None, clock: date | None = None) -> None:
+        self.world = world if isinstance(world, WorldIndex) else WorldIndex(world, clock=clock)
         self.schema = load_schema()
         self.faults = faults or Faults()
         self.limits = limits or Limits()
@@ -137,8 +144,7 @@ class Emulator:
         self._used: dict[str, tuple[float, int]] = {}  # token -> (window start, points used)
         self._minute: dict[str, tuple[float, int]] = {}
         self._inflight = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", port), _handler(self))
         self._thread: threading.Thread | None = None
 
     @property
@@ -228,7 +234,14 @@ class Emulator:
         try:
             cost = query_cost(self.schema, doc, op_name, variables)
         except CostError as err:
-            return 200, {"errors": [{"message": str(err), "type": "MAX_NODE_LIMIT_EXCEEDED" if "maximum limit" in str(err) else "EXCESSIVE_PAGINATION"}]}, {}
+            return 200, {"errors": [{"message": str(err), "type": err.kind}]}, {}
+        if token in self.limits.scopeless_tokens:
+            field = next((f.name.value for d in doc.definitions for f in getattr(getattr(d, "selection_set", None), "selections", ())
+                          if getattr(f, "name", None) and f.name.value != "rateLimit"), "repository")
+            return 200, {"errors": [{"type": "INSUFFICIENT_SCOPES", "locations": [{"line": 1, "column": 1}], "message":
+                                     f"Your token has not been granted the required scopes to execute this query. The '{field}' field "
+                                     "requires one of the following scopes: ['public_repo'], but your token has only been granted the: "
+                                     "[''] scopes. Please modify your token's scopes at: https://github.com/settings/tokens."}]}, {}
         dry = _dry_run(doc, op_name, variables)
         if dry is not None:  # the cost alone: nothing runs and nothing is charged
             alias, wanted = dry

@@ -136,17 +136,27 @@ def dependents(data: RepoData) -> ComponentResult:
                    inputs, "packages and repositories that depend on it (log-scaled)")
 
 
-def _ci_share(prs: list[PRVerdict], min_sample: int) -> tuple[list[PRVerdict], float | None]:
-    """(PRs whose CI status is known, share of them with CI checks; None below the sample size)."""
-    checked = [x for x in prs if x.has_ci is not None]
+def ci_sample(data: RepoData, v: list[PRVerdict], size: int) -> frozenset[int]:
+    """The latest `size` merged PRs of the window: the ones whose CI status is collected.
+
+    A fixed sample, so a store that learnt more CI statuses in earlier runs scores the same."""
+    merged_at = {p.number: p.merged_at for p in data.pulls if p.merged_at is not None}
+    merged = [x.number for x in v if x.merged and x.excluded != "before_window" and x.number in merged_at]
+    merged.sort(key=lambda n: (merged_at[n], n), reverse=True)
+    return frozenset(merged[:size])
+
+
+def _ci_share(prs: list[PRVerdict], min_sample: int, sample: frozenset[int]) -> tuple[list[PRVerdict], float | None]:
+    """(sampled PRs whose CI status is known, share of them with CI checks; None below the sample size)."""
+    checked = [x for x in prs if x.has_ci is not None and x.number in sample]
     return checked, (sum(1 for x in checked if x.has_ci) / len(checked) if len(checked) >= min_sample else None)
 
 
-def review_ci(v: list[PRVerdict], min_sample: int) -> ComponentResult:
+def review_ci(v: list[PRVerdict], min_sample: int, sample: frozenset[int]) -> ComponentResult:
     considered = [x for x in v if x.excluded not in ("before_window", "bot")]
     merged = [x for x in considered if x.merged]
     reviewed = sum(1 for x in merged if x.reviewed_by_other) / len(merged) if len(merged) >= min_sample else None
-    checked, ci = _ci_share(considered, min_sample)
+    checked, ci = _ci_share(considered, min_sample, sample)
     inputs = {"merged_prs": len(merged), "reviewed_share": None if reviewed is None else round(reviewed, 4),
               "prs_checked_for_ci": len(checked), "ci_share": None if ci is None else round(ci, 4)}
     return _result("review_ci", [("review before merge", reviewed, 0.6), ("CI checks", ci, 0.4)], inputs,
@@ -174,9 +184,9 @@ def systems_fit(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: in
     return _result("systems_fit", parts, inputs, "systems languages, topics and review depth")
 
 
-def ai_readiness(data: RepoData, v: list[PRVerdict], min_sample: int) -> ComponentResult:
+def ai_readiness(data: RepoData, v: list[PRVerdict], min_sample: int, sample: frozenset[int]) -> ComponentResult:
     policy = list(data.community.ai_policy)
-    _, ci = _ci_share([x for x in v if x.excluded not in ("before_window", "bot")], min_sample)
+    _, ci = _ci_share([x for x in v if x.excluded not in ("before_window", "bot")], min_sample, sample)
     ai_prs = [x for x in v if x.outside and x.ai_assisted]
     fare = sum(1 for x in ai_prs if x.answered) / len(ai_prs) if len(ai_prs) >= min_sample else None
     inputs = {"ai_policy_files": policy, "ci_share": None if ci is None else round(ci, 4), "ai_assisted_prs": len(ai_prs),
@@ -188,14 +198,15 @@ def ai_readiness(data: RepoData, v: list[PRVerdict], min_sample: int) -> Compone
 def all_components(data: RepoData, v: list[PRVerdict], maintainers: Maintainers, rules: Rules,
                    settings: Settings) -> dict[str, ComponentResult]:
     k = settings.components.min_sample
+    sample = ci_sample(data, v, settings.components.ci_sample)
     makers: dict[str, Callable[[], ComponentResult]] = {
         "responsiveness": lambda: responsiveness(v, settings),
         "accessibility": lambda: accessibility(data, v, rules, k),
         "governance": lambda: governance(data, maintainers),
         "dependents": lambda: dependents(data),
-        "review_ci": lambda: review_ci(v, k),
+        "review_ci": lambda: review_ci(v, k, sample),
         "reach": lambda: reach(data),
         "systems_fit": lambda: systems_fit(data, v, rules, k),
-        "ai_readiness": lambda: ai_readiness(data, v, k),
+        "ai_readiness": lambda: ai_readiness(data, v, k, sample),
     }
     return {name: make() for name, make in makers.items()}

@@ -27,6 +27,7 @@ from porchlamp.models import (
     Repository,
     TimelineItem,
 )
+from porchlamp import killpoints
 from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES
 
 
@@ -147,6 +148,7 @@ class Store:
         except BaseException:
             self._run("ROLLBACK")
             raise
+        killpoints.reach("before_commit")
         self._run("COMMIT")
 
     def __enter__(self) -> "Store":
@@ -189,6 +191,7 @@ class Store:
             # Each migration and its record commit together: a crash leaves the store at the old version.
             with self.transaction():
                 self._run(mig.sql)
+                killpoints.reach("migration")
                 self._run(
                     "INSERT INTO schema_migrations VALUES (?, ?, now()::TIMESTAMP)", [mig.version, mig.description]
                 )
@@ -359,7 +362,8 @@ class Store:
     def set_states(self, rows: Iterable[tuple[str, str, date, str, str | None, str | None]]) -> None:
         """Upsert (repo, stage, as_of, status, cursor, detail) rows; call inside the data's transaction."""
         data: dict[str, list[Any]] = {k: [] for k in ("repo", "stage", "as_of", "status", "cursor", "detail")}
-        for row in rows:
+        latest = {(row[0], row[1]): row for row in rows}  # one row per key, the last: DuckDB refuses duplicates
+        for row in latest.values():
             for k, v in zip(data, row):
                 data[k].append(v)
         self.upsert_columns("collect_state", data)
@@ -370,11 +374,13 @@ class Store:
     def repo_names_map(self) -> dict[str, str]:
         return {r[0]: r[1] for r in self.conn.execute("SELECT requested, name_with_owner FROM repo_names").fetchall()}
 
-    def delete_repo_rows(self, table: str, repo: str) -> None:
-        """Drop a repository's rows of one table (before writing a fresh full listing of it)."""
+    def delete_repo_rows(self, table: str, repo: str | Sequence[str]) -> None:
+        """Drop repositories' rows of one table (before writing a fresh full listing of them)."""
         if table not in ("issues", "dependents", "commits"):
             raise StoreError(f"refusing to delete rows of {table!r}")
-        self._run(f"DELETE FROM {table} WHERE {REPO_COLUMN[table]} = ?", [repo])
+        repos = [repo] if isinstance(repo, str) else list(repo)
+        if repos:  # one statement per batch: each is a scan of the table
+            self._run(f"DELETE FROM {table} WHERE {REPO_COLUMN[table]} IN (SELECT unnest(?::VARCHAR[]))", [repos])
 
     def set_has_ci(self, repo: str, checks: dict[int, bool]) -> None:
         for number, state in checks.items():
@@ -387,10 +393,11 @@ class Store:
             "ORDER BY merged_at DESC, number DESC LIMIT ?", [repo, since, max(0, limit)]).fetchall()
         return [(r[0], r[1]) for r in rows if r[2] is None]
 
-    def known_ci(self, repo: str) -> dict[int, bool]:
-        """CI status already learnt for a repository's PRs, by number."""
-        return {r[0]: r[1] for r in self.conn.execute(
-            "SELECT number, has_ci FROM pulls WHERE repo = ? AND has_ci IS NOT NULL", [repo]).fetchall()}
+    def known_ci(self, repo: str | None = None) -> dict[tuple[str, int], bool]:
+        """CI status already learnt, by (repo, PR number): of one repository, or of all at once
+        (one scan instead of one per repository)."""
+        sql = "SELECT repo, number, has_ci FROM pulls WHERE has_ci IS NOT NULL" + (" AND repo = ?" if repo else "")
+        return {(r[0], r[1]): r[2] for r in self.conn.execute(sql, [repo] if repo else []).fetchall()}
 
     # -- evaluated snapshots ---------------------------------------------------------------
 
