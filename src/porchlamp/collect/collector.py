@@ -27,6 +27,7 @@ from porchlamp.models import Issue, as_of_instant
 from porchlamp.store import Store
 
 META_SLOTS, PR_SLOTS, TIMELINE_SLOTS, GFI_SLOTS, CI_BATCH, LIST_SLOTS, BY_ID_BATCH = 16, 12, 10, 50, 149, 50, 149
+DEPENDENTS_BATCH = 50
 # GitHub takes at most this many ids in one `nodes` field; queries by id use two fields.
 MAX_IDS = 100
 # GitHub rounds requests / 100 to the nearest point: up to 149 requests cost one point.
@@ -505,9 +506,7 @@ class Collector:
         labels = {r: json.loads(meta[(r, "meta")]["detail"] or "{}").get("gfi_labels", []) for r in todo}
         with_labels = [r for r in todo if labels[r]]
         with self.store.transaction():
-            for r in todo:
-                if not labels[r]:
-                    self.store.delete_repo_rows("issues", r)
+            self.store.delete_repo_rows("issues", [r for r in todo if not labels[r]])
             self.store.set_states([(r, "issues", self.opt.as_of, "done", None, None) for r in todo if not labels[r]])
 
         def fetch(batch: Sequence[str]) -> dict[str, Any]:
@@ -517,9 +516,9 @@ class Collector:
 
         for batch, body in self._fetch_all(list(_chunks(with_labels, GFI_SLOTS)), fetch):
             with self.store.transaction():
+                self.store.delete_repo_rows("issues", batch)
                 for i, repo in enumerate(batch):
                     node = (body.get("data") or {}).get(f"r{i}") or {}
-                    self.store.delete_repo_rows("issues", repo)
                     issues = [Issue(repo, n["number"], n.get("title") or "", "OPEN", tuple(labels[repo]), 0, mapping.ts(n.get("createdAt")))
                               for n in ((node.get("issues") or {}).get("nodes") or [])]
                     self.store.upsert(issues)
@@ -536,12 +535,12 @@ class Collector:
         def fetch(repo: str) -> Any:
             return self.client.get_json(url, {"repository_url": f"https://github.com/{repo}"})
 
-        for repo, packages in self._fetch_all(todo, fetch):
-            dep = mapping.dependents(repo, packages if isinstance(packages, list) else None)
+        for chunk in _chunks(todo, DEPENDENTS_BATCH):  # written a chunk at a time: one transaction per lookup crawls
+            found = [(repo, mapping.dependents(repo, packages if isinstance(packages, list) else None))
+                     for repo, packages in self._fetch_all(list(chunk), fetch)]
             with self.store.transaction():
-                self.store.delete_repo_rows("dependents", repo)
-                if dep:
-                    self.store.upsert([dep])
-                self.store.set_states([(repo, "dependents", self.opt.as_of, "done", None, None)])
-            self.progress("dependents", 1, len(todo))
+                self.store.delete_repo_rows("dependents", list(chunk))
+                self.store.upsert([dep for _, dep in found if dep])
+                self.store.set_states([(repo, "dependents", self.opt.as_of, "done", None, None) for repo, _ in found])
+            self.progress("dependents", len(chunk), len(todo))
 
