@@ -64,7 +64,7 @@ def test_kill_nine_at_ten_points_then_resume(small_world: Path, tmp_path: Path) 
 
 
 NAMED_POINTS = ["migration:1", "migration:2", "migration:3", "page_received:1", "page_received:9", "page_received:40",
-                "before_commit:1", "before_commit:8", "before_commit:30", "before_commit:90"]
+                "before_commit:1", "before_commit:8", "before_commit:30", "before_commit:55"]
 
 
 @pytest.mark.slow
