@@ -277,7 +277,7 @@ class Collector:
             total = json.loads(meta[(repo, "meta")]["detail"] or "{}").get("total_prs", 100)
             if prior is not None:
                 since = as_of_instant(prior) - timedelta(days=1)
-                plans[repo] = {"order": "UPDATED_AT", "after": None, "stop": since.isoformat(), "first": 100}
+                plans[repo] = {"order": "UPDATED_AT", "after": None, "stop": since.isoformat()}
                 self.summary.incremental = True
             else:
                 plans[repo] = {"order": "CREATED_AT", "after": None, "stop": self.start.isoformat(), "first": max(1, min(100, total))}
@@ -321,12 +321,18 @@ class Collector:
                     self.store.set_states(out.states)
                 self.progress("pull requests", sum(1 for r in batch if r not in pending), total)
 
-    def _store_updated(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any], out: "_Writes") -> bool:
+    def _pulls_of(self, repo: str, body: dict[str, Any], alias: str, out: "_Writes") -> dict[str, Any] | None:
+        """A slot's PR connection, or None with the repository's pulls stage marked failed."""
         node = (body.get("data") or {}).get(alias)
         if node is None:
             out.states.append((repo, "pulls", self.opt.as_of, "failed", None, "pull requests unavailable"))
+            return None
+        return node["pullRequests"]  # type: ignore[no-any-return]
+
+    def _store_updated(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any], out: "_Writes") -> bool:
+        conn = self._pulls_of(repo, body, alias, out)
+        if conn is None:
             return False
-        conn = node["pullRequests"]
         stop = datetime.fromisoformat(plan["stop"])
         queued = []
         reached_stop = False
@@ -366,9 +372,9 @@ class Collector:
         groups: list[list[str]] = []
         current: list[str] = []
         load = 0
-        for repo in sorted(repos, key=lambda r: (plans[r]["order"], plans[r]["first"], r)):
+        for repo in sorted(repos, key=lambda r: (plans[r]["first"], r)):
             need = 1 + plans[repo]["first"]
-            if current and (len(current) == PR_SLOTS or load + need > POINT_REQUESTS or plans[current[0]]["order"] != plans[repo]["order"]):
+            if current and (len(current) == PR_SLOTS or load + need > POINT_REQUESTS):
                 groups.append(current)
                 current, load = [], 0
             current.append(repo)
@@ -385,18 +391,16 @@ class Collector:
             return {f"f{i}": plan["first"], f"a{i}": plan["after"]}
 
         variables = _slot_vars(pairs, PR_SLOTS, extra)  # type: ignore[arg-type]
-        variables["order"] = {"field": plans[batch[0]]["order"], "direction": "DESC"}
+        variables["order"] = {"field": "CREATED_AT", "direction": "DESC"}  # incremental runs list by update instead
         cost = max(1, int(sum(1 + plans[r]["first"] for r in batch) / 100 + 0.5))
         return self.client.query("pull_requests", variables, expected_cost=cost)
 
     def _store_pulls(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any],
                      known_ci: dict[tuple[str, int], bool], out: "_Writes") -> bool:
         """One page of a repository's PRs and its state, into `out`; True when more pages are needed."""
-        node = (body.get("data") or {}).get(alias)
-        if node is None:
-            out.states.append((repo, "pulls", self.opt.as_of, "failed", None, "pull requests unavailable"))
+        conn = self._pulls_of(repo, body, alias, out)
+        if conn is None:
             return False
-        conn = node["pullRequests"]
         stop = datetime.fromisoformat(plan["stop"])
         reached_stop = False
         for n in conn["nodes"]:
@@ -539,7 +543,7 @@ class Collector:
             found = [(repo, mapping.dependents(repo, packages if isinstance(packages, list) else None))
                      for repo, packages in self._fetch_all(list(chunk), fetch)]
             with self.store.transaction():
-                self.store.delete_repo_rows("dependents", list(chunk))
+                self.store.delete_repo_rows("dependents", chunk)
                 self.store.upsert([dep for _, dep in found if dep])
                 self.store.set_states([(repo, "dependents", self.opt.as_of, "done", None, None) for repo, _ in found])
             self.progress("dependents", len(chunk), len(todo))

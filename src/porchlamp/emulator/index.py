@@ -34,7 +34,6 @@ class WorldIndex:
     def __init__(self, world: str | Path, clock: date | None = None) -> None:
         self.path = Path(world)
         self.meta = read_meta(world)
-        self.clock = clock
         # Everything at or after midnight of the clock's day has not happened yet.
         cut = f"{clock.isoformat()}T00:00:00Z" if clock else None
         self.repos: dict[str, RepoEntry] = {}

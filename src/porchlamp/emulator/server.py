@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from graphql import GraphQLError, GraphQLSchema, build_schema, execute, parse, validate
+from graphql import FieldNode, GraphQLError, GraphQLSchema, build_schema, execute, parse, validate
 
 from porchlamp.emulator import views
-from porchlamp.emulator.cost import Cost, CostError, query_cost
+from porchlamp.emulator.cost import Cost, CostError, operation, query_cost
 from porchlamp.emulator.faults import Faults
 from porchlamp.emulator.index import WorldIndex
 
@@ -236,8 +236,8 @@ class Emulator:
         except CostError as err:
             return 200, {"errors": [{"message": str(err), "type": err.kind}]}, {}
         if token in self.limits.scopeless_tokens:
-            field = next((f.name.value for d in doc.definitions for f in getattr(getattr(d, "selection_set", None), "selections", ())
-                          if getattr(f, "name", None) and f.name.value != "rateLimit"), "repository")
+            field = next((f.name.value for f in operation(doc, op_name).selection_set.selections
+                          if isinstance(f, FieldNode) and f.name.value != "rateLimit"), "repository")
             return 200, {"errors": [{"type": "INSUFFICIENT_SCOPES", "locations": [{"line": 1, "column": 1}], "message":
                                      f"Your token has not been granted the required scopes to execute this query. The '{field}' field "
                                      "requires one of the following scopes: ['public_repo'], but your token has only been granted the: "
@@ -302,9 +302,7 @@ class Emulator:
 
 def _dry_run(doc: Any, op_name: str | None, variables: dict[str, Any]) -> tuple[str, list[str]] | None:
     """(response key, fields asked) of a top-level `rateLimit(dryRun: true)`, if the query has one."""
-    from graphql import FieldNode, value_from_ast_untyped
-
-    from porchlamp.emulator.cost import operation
+    from graphql import value_from_ast_untyped
 
     for sel in operation(doc, op_name).selection_set.selections:
         if isinstance(sel, FieldNode) and sel.name.value == "rateLimit":

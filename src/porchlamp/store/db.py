@@ -374,11 +374,11 @@ class Store:
     def repo_names_map(self) -> dict[str, str]:
         return {r[0]: r[1] for r in self.conn.execute("SELECT requested, name_with_owner FROM repo_names").fetchall()}
 
-    def delete_repo_rows(self, table: str, repo: str | Sequence[str]) -> None:
+    def delete_repo_rows(self, table: str, repos: Sequence[str]) -> None:
         """Drop repositories' rows of one table (before writing a fresh full listing of them)."""
         if table not in ("issues", "dependents", "commits"):
             raise StoreError(f"refusing to delete rows of {table!r}")
-        repos = [repo] if isinstance(repo, str) else list(repo)
+        repos = list(repos)
         if repos:  # one statement per batch: each is a scan of the table
             self._run(f"DELETE FROM {table} WHERE {REPO_COLUMN[table]} IN (SELECT unnest(?::VARCHAR[]))", [repos])
 
@@ -393,11 +393,10 @@ class Store:
             "ORDER BY merged_at DESC, number DESC LIMIT ?", [repo, since, max(0, limit)]).fetchall()
         return [(r[0], r[1]) for r in rows if r[2] is None]
 
-    def known_ci(self, repo: str | None = None) -> dict[tuple[str, int], bool]:
-        """CI status already learnt, by (repo, PR number): of one repository, or of all at once
-        (one scan instead of one per repository)."""
-        sql = "SELECT repo, number, has_ci FROM pulls WHERE has_ci IS NOT NULL" + (" AND repo = ?" if repo else "")
-        return {(r[0], r[1]): r[2] for r in self.conn.execute(sql, [repo] if repo else []).fetchall()}
+    def known_ci(self) -> dict[tuple[str, int], bool]:
+        """CI status already learnt, by (repo, PR number), all at once: one scan, not one per repository."""
+        return {(r[0], r[1]): r[2] for r in self.conn.execute(
+            "SELECT repo, number, has_ci FROM pulls WHERE has_ci IS NOT NULL").fetchall()}
 
     # -- evaluated snapshots ---------------------------------------------------------------
 
