@@ -23,7 +23,7 @@ $(GITHUB_SCHEMA):
 	npm install --silent --no-audit --no-fund --prefix .cache/npm @octokit/graphql-schema@15.26.1
 
 test: $(STAMP) $(GITHUB_SCHEMA)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -14,6 +14,7 @@ from typing import Any
 
 from porchlamp.collect import CollectOptions, Collector, GraphQLClient
 from porchlamp.config import Settings
+from porchlamp.errors import PorchlampError
 from porchlamp.evaluate import evaluate_repo
 from porchlamp.evaluate.engine import RepoResult
 from porchlamp.evaluate.ranking import profile_score
@@ -21,7 +22,7 @@ from porchlamp.evaluate.rules import load_rules
 from porchlamp.store import Store
 
 
-class CheckError(ValueError):
+class CheckError(PorchlampError):
     """The repository could not be checked; the message says why."""
 
 

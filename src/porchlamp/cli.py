@@ -17,10 +17,12 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from porchlamp.config import ConfigError, load_settings
-from porchlamp.store import Store, StoreError
+from porchlamp.config import load_settings
+from porchlamp.errors import PorchlampError
+from porchlamp.store import Store
 
 app = typer.Typer(
     help="Porchlamp: which open-source projects answer a stranger's pull request.\n\n"
@@ -36,18 +38,18 @@ out = Console()
 DB_OPTION = typer.Option(Path("porchlamp.duckdb"), "--db", help="The store file (DuckDB); created if missing.")
 
 
-class UserError(Exception):
-    """An error the user can fix; printed as one line."""
+class UserError(PorchlampError):
+    """A command-line value the user can fix; printed as one line."""
 
 
 @contextmanager
 def _errors() -> Iterator[None]:
     try:
         yield
-    # Every library error a user can fix is one of these (SnapshotError, ReposFileError and
-    # CheckError are ValueErrors); anything else is a bug and keeps its traceback.
-    except (ConfigError, StoreError, UserError, FileNotFoundError, FileExistsError, ValueError) as err:
-        console.print(f"[bold red]error:[/] {err}", highlight=False, markup=True, soft_wrap=True)
+    # Only Porchlamp's own errors (porchlamp.errors) become one line; anything else is a bug and
+    # keeps its traceback.
+    except PorchlampError as err:
+        console.print(f"[bold red]error:[/] {escape(str(err))}", highlight=False, markup=True, soft_wrap=True)
         raise typer.Exit(2) from None
 
 
@@ -440,54 +442,24 @@ def demo(
     real HTTP into OUT/porchlamp.duckdb, evaluates it, prints the report, publishes OUT/site and
     serves it at a printed address.
     """
-    from porchlamp.collect import CollectOptions, Collector, GraphQLClient
-    from porchlamp.emulator import Emulator
-    from porchlamp.publish import load_site_data, publish
+    from porchlamp.demo import run_demo
     from porchlamp.publish.serve import SiteServer
     from porchlamp.report_text import print_report
-    from porchlamp.sample import generate_world
-    from porchlamp.sample.world import read_meta
-    from porchlamp.snapshot import evaluate_store, report_from_store
 
     with _errors():
-        out_dir.mkdir(parents=True, exist_ok=True)
-        world, db = out_dir / "world", out_dir / "porchlamp.duckdb"
-        with progress_bar("1/5 generating the sample world", repos) as advance:
-            ws = generate_world(world, repos=repos, seed=seed, progress=advance)
-        console.print(f"1/5 sample world: {ws.repos:,} repositories, {ws.pulls:,} PRs in {world}")
-        if db.exists():
-            db.unlink()
-        as_of = date.fromisoformat(read_meta(world)["as_of"])
-        settings = load_settings(None)
-        with Emulator(world) as emu:
-            console.print(f"2/5 GitHub emulator serving the world at {emu.url}")
-            client = GraphQLClient(emu.url, "demo-token")
-            try:
-                with Store(db) as store, progress_bar("3/5 collecting over HTTP", repos * 3) as advance:
-                    summary = Collector(store, client, CollectOptions(as_of=as_of, dependents_api=emu.base_url), settings,
-                                        progress=lambda label, n, total: advance(n)).run((world / "repos.txt").read_text().split())
-            finally:
-                client.close()
-        console.print(f"3/5 collected {summary.done:,} repositories, {summary.prs:,} PRs for {summary.points:,} points "
-                      f"({summary.points_per_100_prs or 0:.2f} per 100 PRs) into {db}")
-        with Store(db) as store:
-            with progress_bar("4/5 evaluating", repos) as advance:
-                ev = evaluate_store(store, as_of, settings, advance)
-            console.print(f"4/5 evaluated {ev.repos:,} repositories for {ev.as_of}; the report:")
-            print_report(report_from_store(store), out)
-            site = load_site_data(store)
-        with progress_bar("5/5 publishing", repos) as advance:
-            pub = publish(site, out_dir / "site", progress=advance)
-        console.print(f"5/5 published {pub.pages:,} pages ({pub.bytes / 1e6:.1f} MB) to {pub.out}")
+        summary = run_demo(out_dir, repos, seed, load_settings(None), progress_bar,
+                           say=lambda text: console.print(text, highlight=False, markup=False))
+        console.print("the report:")
+        print_report(summary.report, out)
         if serve_site:
-            server = SiteServer(pub.out, port)
-            console.print(f"done. The site is at {server.url} (Ctrl-C stops). Also try: porchlamp report --db {db} --format json")
+            server = SiteServer(summary.published.out, port)
+            console.print(f"done. The site is at {server.url} (Ctrl-C stops). Also try: porchlamp report --db {summary.db} --format json")
             try:
                 server.serve_forever()
             finally:
                 server.stop()
         else:
-            console.print(f"done. Preview it with: porchlamp serve {pub.out}")
+            console.print(f"done. Preview it with: porchlamp serve {summary.published.out}")
 
 
 _STATUS_ORDER = ("ranked", "unrated", "undecided", "black_hole", "stale", "no_license", "not_real_project", "not_software")

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from porchlamp.errors import PorchlampError
+
 COMPONENTS: tuple[str, ...] = (
     "responsiveness",
     "accessibility",
@@ -24,7 +26,7 @@ COMPONENTS: tuple[str, ...] = (
 )
 
 
-class ConfigError(ValueError):
+class ConfigError(PorchlampError):
     """A configuration file or value that cannot be used; the message says what to fix."""
 
 

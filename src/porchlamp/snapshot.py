@@ -14,6 +14,7 @@ from typing import Any
 
 from porchlamp import __version__
 from porchlamp.config import Settings
+from porchlamp.errors import PorchlampError
 from porchlamp.evaluate import Snapshot, evaluate_snapshot
 from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
@@ -21,7 +22,7 @@ from porchlamp.evaluate.report import build_report
 from porchlamp.store import Store
 
 
-class SnapshotError(ValueError):
+class SnapshotError(PorchlampError):
     """A snapshot that cannot be evaluated or read as asked; the message says what to do."""
 
 

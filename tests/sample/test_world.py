@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from porchlamp.errors import WorldError
+
 from porchlamp.sample import generate_world, iter_rows, read_meta, read_truth
 from porchlamp.sample.plan import DEFAULT_MIX
 
@@ -33,13 +35,13 @@ def test_same_seed_same_bytes(tmp_path: Path) -> None:
 
 
 def test_too_small_a_world_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="at least"):
+    with pytest.raises(WorldError, match="at least"):
         generate_world(tmp_path / "w", repos=5, seed=1)
 
 
 def test_refuses_to_overwrite_a_non_world(tmp_path: Path) -> None:
     (tmp_path / "keep.txt").write_text("precious")
-    with pytest.raises(FileExistsError, match="not a sample world"):
+    with pytest.raises(WorldError, match="not a sample world"):
         generate_world(tmp_path, repos=30, seed=1)
     assert (tmp_path / "keep.txt").read_text() == "precious"
 

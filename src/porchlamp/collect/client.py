@@ -26,6 +26,7 @@ from typing import Any
 import httpx
 
 from porchlamp import killpoints
+from porchlamp.errors import PorchlampError
 from porchlamp.collect.ratelimit import decide, pace
 
 DEFAULT_API = "https://api.github.com/graphql"
@@ -33,7 +34,7 @@ DEFAULT_DEPENDENTS_API = "https://packages.ecosyste.ms"
 USER_AGENT = "porchlamp (https://github.com/porchlamp)"
 
 
-class CollectError(RuntimeError):
+class CollectError(PorchlampError):
     """Collection cannot go on; the message says what to do."""
 
 

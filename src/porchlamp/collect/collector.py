@@ -18,7 +18,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from porchlamp.collect import mapping
-from porchlamp.collect.client import GraphQLClient
+from porchlamp.collect.client import CollectError, GraphQLClient
 from porchlamp.config import Settings
 from porchlamp.evaluate.gates import is_bot_commit
 from porchlamp.evaluate.people import bot_reason
@@ -139,7 +139,7 @@ class Collector:
         t0 = time.perf_counter()
         last = self.store.get_meta("collected_as_of")
         if last and date.fromisoformat(last) > self.opt.as_of:
-            raise ValueError(f"the store already holds data collected for {last}, later than {self.opt.as_of}; "
+            raise CollectError(f"the store already holds data collected for {last}, later than {self.opt.as_of}; "
                              "collect into a new store to go back in time")
         names = self.store.repo_names_map()
         repos = list(dict.fromkeys(names.get(r.lower(), r) for r in requested))

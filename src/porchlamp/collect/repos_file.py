@@ -9,13 +9,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from porchlamp.errors import PorchlampError
+
 OWNER = r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
 NAME = r"[A-Za-z0-9._-]{1,100}"
 _PLAIN = re.compile(rf"^({OWNER})/({NAME})$")
 _URL = re.compile(rf"^(?:https?://)?(?:www\.)?github\.com/({OWNER})/({NAME}?)(?:\.git)?/?(?:[#?].*)?$")
 
 
-class ReposFileError(ValueError):
+class ReposFileError(PorchlampError):
     """A repos file that cannot be used as it is; the message lists the lines to fix."""
 
 

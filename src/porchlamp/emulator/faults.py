@@ -10,6 +10,8 @@ import random
 import threading
 from dataclasses import dataclass, field
 
+from porchlamp.errors import PorchlampError
+
 KINDS = {
     "rate_limited": "HTTP 200 with a RATE_LIMITED error and no points left",
     "secondary": "HTTP 403 secondary rate limit with retry-after",
@@ -22,7 +24,7 @@ KINDS = {
 }
 
 
-class FaultSpecError(ValueError):
+class FaultSpecError(PorchlampError):
     """A fault spec that cannot be read; the message lists what is allowed."""
 
 

@@ -9,6 +9,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from porchlamp.errors import SiteError
+
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "
        "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 
@@ -41,7 +43,7 @@ class SiteServer:
     def __init__(self, directory: str | Path, port: int = 8000, host: str = "127.0.0.1") -> None:
         d = Path(directory)
         if not (d / "index.html").exists():
-            raise FileNotFoundError(f"{d}: no index.html here; publish a site first with `porchlamp publish --out {d}`")
+            raise SiteError(f"{d}: no index.html here; publish a site first with `porchlamp publish --out {d}`")
         self.httpd = _Server((host, port), functools.partial(_Handler, directory=str(d)))
 
     @property

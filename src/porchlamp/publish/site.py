@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from porchlamp.config import COMPONENTS
+from porchlamp.errors import SiteError
 from porchlamp.evaluate import components as components_mod
 from porchlamp.publish import api
 from porchlamp.publish.charts import report_charts
@@ -169,7 +170,7 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     target = Path(out).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() and any(target.iterdir()) and not (target / "data" / "v1" / "index.json").exists():
-        raise FileExistsError(f"{target}: exists and is not a Porchlamp site; choose an empty or new directory")
+        raise SiteError(f"{target}: exists and is not a Porchlamp site; choose an empty or new directory")
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
     try:
         pages = render_site(site, tmp, issues_url, site_url, progress)

@@ -10,6 +10,7 @@ import math
 import random
 from dataclasses import dataclass
 
+from porchlamp.errors import WorldError
 from porchlamp.stats import wilson_interval
 
 # (status, kind) -> count per 11,000 repositories, from SPEC section 6 (October 2026).
@@ -165,7 +166,7 @@ def make_plans(n_repos: int, seed: int) -> list[RepoPlan]:
     rng = random.Random(f"porchlamp-plan:{seed}")
     mandatory = _mandatory()
     if n_repos < len(mandatory):
-        raise ValueError(f"a world needs at least {len(mandatory)} repositories to plant every case (got {n_repos})")
+        raise WorldError(f"a world needs at least {len(mandatory)} repositories to plant every case (got {n_repos})")
     slots = rng.sample(range(n_repos), len(mandatory))
     forced = dict(zip(slots, mandatory))
     plans = []

@@ -18,6 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from porchlamp.errors import WorldError
 from porchlamp.models import as_of_instant
 from porchlamp.sample.generator import Pool, RepoBuilder
 from porchlamp.sample.plan import make_plans
@@ -70,7 +71,7 @@ def generate_world(
     """Generate a world of `repos` repositories into `out` (replaced if it is a world already)."""
     out = Path(out)
     if out.exists() and any(out.iterdir()) and not (out / "world.json").exists():
-        raise FileExistsError(f"{out}: exists and is not a sample world; choose an empty or new directory")
+        raise WorldError(f"{out}: exists and is not a sample world; choose an empty or new directory")
     plans = make_plans(repos, seed)
     # Write beside the target, then swap, so an interrupted run never leaves half a world.
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -130,10 +131,10 @@ def generate_world(
 def read_meta(world: str | Path) -> dict[str, Any]:
     p = Path(world) / "world.json"
     if not p.exists():
-        raise FileNotFoundError(f"{world}: not a sample world (no world.json); make one with `porchlamp sample-world`")
+        raise WorldError(f"{world}: not a sample world (no world.json); make one with `porchlamp sample-world`")
     meta: dict[str, Any] = json.loads(p.read_text(encoding="utf-8"))
     if meta.get("format") != WORLD_FORMAT:
-        raise ValueError(f"{world}: world format {meta.get('format')} is not {WORLD_FORMAT}; generate it again")
+        raise WorldError(f"{world}: world format {meta.get('format')} is not {WORLD_FORMAT}; generate it again")
     return meta
 
 

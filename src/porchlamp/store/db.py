@@ -28,10 +28,11 @@ from porchlamp.models import (
     TimelineItem,
 )
 from porchlamp import killpoints
+from porchlamp.errors import PorchlampError
 from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES
 
 
-class StoreError(RuntimeError):
+class StoreError(PorchlampError):
     """The store file cannot be opened or used; the message says what to do."""
 
 
