@@ -67,3 +67,22 @@ def post(e: Any, query: str, variables: dict[str, Any] | None = None, token: str
 
     headers = {"Authorization": f"bearer {token}"} if token else {}
     return httpx.post(e.url, json={"query": query, "variables": variables or {}}, headers=headers, timeout=30)
+
+
+def context(d: RepoData, accts: dict[str, Account] | None = None, templates: Any = None, settings: Any = None) -> Any:
+    """The evaluation Context of a hand-built repository, for the window ending at AS_OF."""
+    from porchlamp.config import Settings
+    from porchlamp.evaluate.engine import window
+    from porchlamp.evaluate.pulls import repo_context
+    from porchlamp.evaluate.rules import load_rules
+
+    s = settings or Settings()
+    start, end = window(AS_OF, s)
+    return repo_context(d, accts if accts is not None else accounts(), load_rules(s), s, start, end, templates)
+
+
+def judged(d: RepoData, accts: dict[str, Account] | None = None, templates: Any = None) -> list[Any]:
+    """PR verdicts of a hand-built repository."""
+    from porchlamp.evaluate.pulls import judge_pulls
+
+    return judge_pulls(d, context(d, accts, templates))

@@ -15,7 +15,7 @@ from typing import Any
 from porchlamp.collect import CollectOptions, Collector, GraphQLClient
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
-from porchlamp.evaluate import evaluate_repo
+from porchlamp.evaluate import evaluate_repo, templates_of
 from porchlamp.evaluate.engine import RepoResult
 from porchlamp.evaluate.ranking import profile_score
 from porchlamp.evaluate.rules import load_rules
@@ -57,7 +57,10 @@ def check_repo(repo: str, client: GraphQLClient, as_of: date, settings: Settings
                 reason = summary.failures[0]["reason"].replace("_", " ")
                 raise CheckError(f"{repo}: {reason} on GitHub (check the name, or whether the token can see it)")
             data = next(store.iter_repo_data())
-            result = evaluate_repo(data, store.accounts(), settings, load_rules(settings), as_of)
+            rules = load_rules(settings)
+            # Alone, a repository still shows its own automated templates (the same text within
+            # minutes of each PR); texts repeated across other projects need a snapshot.
+            result = evaluate_repo(data, store.accounts(), settings, rules, as_of, templates_of([data], settings, rules))
     if result.components:
         from dataclasses import replace
 

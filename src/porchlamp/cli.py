@@ -208,21 +208,27 @@ def collect(
     api: str = typer.Option("https://api.github.com/graphql", "--api", help="GraphQL endpoint (the emulator's URL for offline runs)."),
     db: Path = DB_OPTION,
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Snapshot date (default: today, UTC); the window is the 183 days before it."),
-    dependents_api: str = typer.Option("https://packages.ecosyste.ms", "--dependents-api",
-                                       help="ecosyste.ms packages service for dependents ('' to skip)."),
+    dependents_api: Optional[str] = typer.Option(
+        None, "--dependents-api", help="ecosyste.ms packages service for dependents ('' to skip). Default: the public service, "
+        "or the same host as --api when that is a local emulator."),
     concurrency: int = typer.Option(2, "--concurrency", min=1, max=8, help="Requests in flight at once (GitHub asks for few)."),
     stats_json: Optional[Path] = typer.Option(None, "--stats-json", help="Also write the run's summary as JSON here."),
+    plan: bool = typer.Option(False, "--plan", help="Check the token and its budget, print the estimated points and hours, and stop."),
+    strict: bool = typer.Option(False, "--strict", help="Exit non-zero when any repository could not be collected (default: "
+                                "record it, go on, and exit 0; the next run tries it first)."),
     config: Optional[Path] = CONFIG_OPTION,
 ) -> None:
     """Collect every repository of the list into the store, for the window ending at --as-of.
 
-    Resumable: stop it at any point (even kill -9) and run the same command again to finish.
-    Incremental: a later --as-of on the same store re-fetches only what can have changed.
-    The token comes from GITHUB_TOKEN, else `gh auth token`; it is never written anywhere.
+    First checks the token and prints what the run will cost. Resumable: stop it at any point (even
+    kill -9) and run the same command again to finish. Incremental: a later --as-of on the same store
+    re-fetches only what can have changed. A repository that keeps failing is recorded with the step
+    and the error (see `porchlamp report`), and the run goes on. The token comes from GITHUB_TOKEN,
+    else `gh auth token`; it is never written anywhere.
     """
     from datetime import datetime, timezone
 
-    from porchlamp.collect import CollectError, CollectOptions, Collector, GraphQLClient, find_token, read_repos_file
+    from porchlamp.collect import CollectError, CollectOptions, Collector, GraphQLClient, find_token, plan_collection, read_repos_file
 
     token = find_token()
     with _errors():
@@ -234,19 +240,27 @@ def collect(
         listing = read_repos_file(repos_file)
         if not token:
             raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login` (for the emulator any value works)")
+        deps = _dependents_api(dependents_api, api)
         notes = []
         if listing.duplicates:
             notes.append(f"{listing.duplicates} duplicate line(s) skipped")
         if listing.from_urls:
             notes.append(f"{listing.from_urls} URL(s) read as owner/name")
-        console.print(f"collecting {len(listing.repos):,} repositories for {when} from {api}" + (f" ({'; '.join(notes)})" if notes else ""))
+        console.print(f"collecting {len(listing.repos):,} repositories for {when} from {api}" + (f" ({'; '.join(notes)})" if notes else "")
+                      + f"; dependents from {deps or 'nowhere (skipped)'}", highlight=False, markup=False)
         client = GraphQLClient(api, token, wait_scale=_wait_scale())
         try:
-            with Store(db) as store, progress_bar("collecting", len(listing.repos) * 3) as advance:
-                collector = Collector(store, client, CollectOptions(as_of=when, window_days=settings.window.days, concurrency=concurrency,
-                                                                    dependents_api=dependents_api or None),
-                                      settings, progress=lambda label, n, total: advance(n))
-                summary = collector.run(list(listing.repos))
+            with Store(db) as store:
+                for line in plan_collection(client, store, len(listing.repos), when).lines():
+                    console.print(line, highlight=False, markup=False)
+                if plan:
+                    return
+                with progress_bar("collecting", len(listing.repos) * 3) as advance:
+                    collector = Collector(store, client, CollectOptions(as_of=when, window_days=settings.window.days,
+                                                                        concurrency=concurrency, dependents_api=deps),
+                                          settings, progress=lambda label, n, total: advance(n),
+                                          notice=lambda text: console.print(f"note: {text}", highlight=False, markup=False))
+                    summary = collector.run(list(listing.repos))
         except CollectError as err:
             raise UserError(f"collection stopped: {err}") from None
         finally:
@@ -259,9 +273,29 @@ def collect(
             f"done in {summary.seconds:.1f} s: {summary.done:,} repositories collected, failed: {failed}; {summary.prs:,} PRs, "
             f"{summary.timeline_items:,} timeline items; {summary.points:,} points in {summary.requests:,} requests "
             f"({summary.points_per_100_prs or 0:.2f} per 100 PRs, {summary.points_per_repo or 0:.2f} per repository); "
-            f"retries: {sum(summary.retries.values())}"
-            + (f"; incremental, {summary.points_saved:,} points fewer than the full collection" if summary.points_saved is not None else "")
+            f"retries: {sum(summary.retries.values())}; requests split after timing out: {summary.splits}"
+            + (f"; incremental, {summary.points_saved:,} points fewer than the full collection" if summary.points_saved is not None else ""),
+            highlight=False, markup=False,
         )
+        for f in summary.failures:
+            console.print(f"  not collected: {f['repo']} at {f['step']}: {f['reason']}", highlight=False, markup=False)
+        if summary.failures and strict:
+            raise typer.Exit(1)
+
+
+def _dependents_api(given: str | None, api: str) -> str | None:
+    """The dependents service: as given ('' skips it); by default the public one, or for an API on this
+    machine (the emulator) that same host, so an offline run never reaches out to the internet."""
+    from urllib.parse import urlparse
+
+    from porchlamp.collect.client import DEFAULT_DEPENDENTS_API
+
+    if given is not None:
+        return given or None
+    url = urlparse(api)
+    if url.hostname in ("127.0.0.1", "localhost", "::1"):
+        return f"{url.scheme}://{url.netloc}"
+    return DEFAULT_DEPENDENTS_API
 
 
 @app.command()

@@ -39,6 +39,7 @@ class WindowSettings(_Section):
     response_days: int = Field(14, ge=1, le=90, description="a human must respond within this many days")
     decided_days: int = Field(30, ge=1, le=180, description="'decided' share counts merges and closes within this")
     brand_new_account_days: int = Field(30, ge=0, le=365, description="accounts younger than this are left out")
+    commit_sample: int = Field(30, ge=1, le=100, description="activity and review trailers are read on this many latest commits of the window")
 
 
 class BlackHoleSettings(_Section):
@@ -70,9 +71,21 @@ class ComponentSettings(_Section):
     ci_sample: int = Field(10, ge=1, le=100, description="CI status is read on this many latest merged PRs per repository")
 
 
+class TemplateSettings(_Section):
+    min_chars: int = Field(40, ge=10, le=400, description="shortest normalised text that can be a template")
+    min_words: int = Field(6, ge=2, le=100, description="fewest words a template has")
+    min_prs: int = Field(5, ge=2, le=1000, description="a text must appear on this many PRs to be a template")
+    min_repos: int = Field(3, ge=2, le=1000, description="repeated text is a template when it appears in this many repositories")
+    automated_minutes: int = Field(10, ge=1, le=1440, description="a post this soon after a PR opens (or is ready) was automated")
+    automated_share: float = Field(0.8, gt=0.0, le=1.0, description="share of posts that must come that soon for a text to be automated")
+    behaviour_min_comments: int = Field(5, ge=1, le=10000, description="an account acting as a bot has said at least this many things")
+    behaviour_share: float = Field(0.9, gt=0.0, le=1.0, description="share of an account's comments that must be templates to call it a bot")
+
+
 class BotSettings(_Section):
     extra_logins: tuple[str, ...] = Field((), description="user accounts that act as bots, added to the packaged list")
     extra_patterns: tuple[str, ...] = Field((), description="glob patterns of bot logins, added to the packaged ones")
+    extra_humans: tuple[str, ...] = Field((), description="people whose logins look like bots, added to the packaged allow-list")
 
 
 DEFAULT_PROFILES: dict[str, dict[str, float]] = {
@@ -99,6 +112,7 @@ class Settings(_Section):
     tiers: TierSettings = TierSettings()
     components: ComponentSettings = ComponentSettings()
     bots: BotSettings = BotSettings()
+    templates: TemplateSettings = TemplateSettings()
     profiles: dict[str, dict[str, float]] = Field(default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()})
 
     @field_validator("profiles")

@@ -37,6 +37,9 @@ TIMELINE_KINDS = (
 )
 
 
+DOCUMENT_CHARS = 65_536  # how much of a project document is kept: enough for any "how to contribute"
+
+
 def as_of_instant(as_of: date) -> datetime:
     """The instant a snapshot is taken: midnight UTC at the start of `as_of`."""
     return datetime.combine(as_of, time(0, 0))
@@ -47,6 +50,7 @@ class Account:
     login: str
     type: str  # one of ACCOUNT_TYPES
     created_at: datetime | None = None
+    node_id: str | None = None  # GitHub's global id: what a commit-history filter by author needs
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +101,8 @@ class CommunityFiles:
     codeowners: tuple[str, ...] = ()  # logins named in CODEOWNERS (teams are left out)
     ai_policy: tuple[str, ...] = ()  # paths of AI contribution policy files found
     pr_template: str | None = None
+    contributing_text: str | None = None  # CONTRIBUTING (root, .github/ or docs/), first DOCUMENT_CHARS
+    readme_text: str | None = None  # the root README, first DOCUMENT_CHARS
 
 
 @dataclass(frozen=True, slots=True)

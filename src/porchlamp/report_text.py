@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 GATE_LABELS = (
@@ -69,6 +70,14 @@ def print_report(data: dict[str, Any], console: Console) -> None:
         for p in top:
             k.add_row(str(p["ranks"].get("default")), p["repo"], p["tier"] or "", f"{p['score']:.1f}", p["ecosystem"])
         console.print(k)
+    failures = data.get("collection_failures") or []
+    if failures:
+        c = Table(title=f"Not collected, so not judged ({len(failures):,}): run collect again to retry them first", title_justify="left")
+        for col in ("repository", "step", "error"):
+            c.add_column(col)
+        for f in failures:
+            c.add_row(escape(f["repo"]), f["step"] or "", escape((f["error"] or "")[:160]))
+        console.print(c)
 
 
 def print_check(data: dict[str, Any], console: Console) -> None:

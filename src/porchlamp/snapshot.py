@@ -15,7 +15,7 @@ from typing import Any
 from porchlamp import __version__
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
-from porchlamp.evaluate import Snapshot, evaluate_snapshot
+from porchlamp.evaluate import Snapshot, evaluate_snapshot, templates_of
 from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
 from porchlamp.evaluate.report import build_report
@@ -115,7 +115,13 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                    progress: Callable[[int], None] | None = None) -> EvaluateSummary:
     """Evaluate every repository in the store for `as_of` and store the snapshot (replacing it)."""
     when = resolve_as_of(store, as_of)
-    snap = evaluate_snapshot(store.iter_repo_data(), store.accounts(), settings, when, progress)
+    # A repository whose collection failed at some step holds part of its data: it is not judged on
+    # that, and the report names it.
+    failed = {e["repo"] for e in store.collection_errors()}
+    wanted = [r for r in store.repo_names() if r not in failed] if failed else None
+    # Templates are a property of the whole snapshot: one pass to find them, one to judge.
+    templates = templates_of(store.iter_repo_data(wanted), settings)
+    snap = evaluate_snapshot(store.iter_repo_data(wanted), store.accounts(), settings, when, progress, templates)
     store.write_snapshot(
         when,
         {"settings": settings.model_dump_json(), "porchlamp_version": __version__, "repos": len(snap.results)},
@@ -167,4 +173,6 @@ def report_from_store(store: Store, as_of: date | None = None) -> dict[str, Any]
         "WHERE as_of = ? AND excluded IS NULL", [when])[0]
     hours = [r["h"] for r in store.query(
         "SELECT hours_to_response AS h FROM pr_results WHERE as_of = ? AND excluded IS NULL", [when])]
-    return build_report(when, projects, profiles, outside["prs"], outside["authors"], hours)
+    report = build_report(when, projects, profiles, outside["prs"], outside["authors"], hours)
+    report["collection_failures"] = [{"repo": e["repo"], "step": e["step"], "error": e["error"]} for e in store.collection_errors()]
+    return report

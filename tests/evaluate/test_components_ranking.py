@@ -1,14 +1,12 @@
 from datetime import timedelta
 
 import pytest
-from helpers import AS_OF, T0, accounts, data, item, pr, repo
+from helpers import AS_OF, T0, accounts, data, item, judged, pr, repo
 
 from porchlamp.config import Settings, settings_from_dict
 from porchlamp.evaluate import components as c
 from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.engine import window
-from porchlamp.evaluate.people import find_maintainers
-from porchlamp.evaluate.pulls import judge_pulls
 from porchlamp.evaluate.ranking import CAPPED, Rankable, profile_score, rank_all, tier_of
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import Dependents, Issue
@@ -20,7 +18,7 @@ D = timedelta(days=1)
 
 
 def _judged(d):  # type: ignore[no-untyped-def]
-    return judge_pulls(d, accounts(), find_maintainers(d, START, END, RULES), RULES, S, START, END)
+    return judged(d)
 
 
 def test_responsiveness_figures() -> None:
@@ -30,9 +28,19 @@ def test_responsiveness_figures() -> None:
              item("merged", T0 + 3 * timedelta(hours=1) + 3 * D, "maint", number=3))
     res = c.responsiveness(_judged(data(pulls=pulls, items=items)), S)
     assert res.inputs["answered_share"] == 0.75 and res.inputs["decided_share"] == 0.25
-    assert res.inputs["median_hours_to_first_response"] == 10.0 and res.inputs["p90_hours_to_first_response"] == 59.6
-    expected = 100 * (0.5 * 0.75 + 0.2 * c.time_score(10, 336) + 0.1 * c.time_score(59.6, 336) + 0.2 * 0.25)
+    # Times over all four outside PRs, the unanswered one as never: 2, 10, 72 hours and never.
+    assert res.inputs["median_hours_to_first_response"] == 41.0 and res.inputs["p90_hours_to_first_response"] is None
+    expected = 100 * (0.5 * 0.75 + 0.2 * c.time_score(41, 336) + 0.1 * 0.0 + 0.2 * 0.25)
     assert res.score == pytest.approx(expected, abs=0.05)
+
+
+def test_a_project_that_rarely_answers_has_no_median() -> None:
+    """SPEC section 7: one fast answer among four PRs is not a fast median."""
+    pulls = tuple(pr(i, created=T0 + i * timedelta(hours=1)) for i in range(1, 5))
+    items = (item("comment", T0 + timedelta(hours=1, minutes=30), "maint", "MEMBER", number=1),)
+    res = c.responsiveness(_judged(data(pulls=pulls, items=items)), S)
+    assert res.inputs["answered_share"] == 0.25 and res.inputs["median_hours_to_first_response"] is None
+    assert res.score == pytest.approx(100 * (0.5 * 0.25), abs=0.05)
 
 
 def test_missing_is_never_zero() -> None:

@@ -2,13 +2,12 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from helpers import AS_OF, NOW, T0, accounts, data, human_commit, item, pr, repo
+from helpers import AS_OF, NOW, T0, context, data, human_commit, item, judged, pr, repo
 
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
+from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.engine import window
-from porchlamp.evaluate.people import find_maintainers
-from porchlamp.evaluate.pulls import judge_pulls
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import Commit, CommunityFiles
 
@@ -73,11 +72,28 @@ def test_activity() -> None:
     bots = (Commit("a/b", "1" * 40, NOW - 5 * D, "dependabot", "dependabot[bot]", "Bot", "Bump"),
             Commit("a/b", "2" * 40, NOW - 6 * D, None, "github-actions[bot]", None, "chore"))
     old = Commit("a/b", "3" * 40, START - 10 * D, "maint", "Maint", "User", "Fix")
-    assert g.gate_activity(bots + (old,), RULES, START, END).kind == "bot_commits_only"
-    assert g.gate_activity((old,), RULES, START, END).kind == "no_commits"
+    b = Bots(RULES.bots)
+
+    def activity(commits: tuple[Commit, ...]) -> g.GateResult:
+        return g.gate_activity(g.commit_sample(commits, b, START, END, S.window.commit_sample), b)
+
+    assert activity(bots + (old,)).kind == "bot_commits_only"
+    assert activity((old,)).kind == "no_commits"
     unlinked = Commit("a/b", "4" * 40, NOW - 9 * D, None, "Jane Doe", None, "Fix")  # a person without a linked account
-    res = g.gate_activity(bots + (unlinked,), RULES, START, END)
-    assert res.passed and res.evidence["human_commits_in_window"] == 1
+    res = activity(bots + (unlinked,))
+    assert res.passed and res.evidence["human_commits_read"] == 1
+
+
+def test_commit_sample_is_what_the_collector_reads() -> None:
+    """The newest commits of the window, and past a run of bots down to the first person: the same
+    whether the store holds the whole history or only what the collector fetched."""
+    b = Bots(RULES.bots)
+    botty = tuple(Commit("a/b", f"{i:040x}", NOW - i * D, "dependabot", "dependabot[bot]", "Bot", "Bump") for i in range(1, 41))
+    person = Commit("a/b", "f" * 40, NOW - 50 * D, "maint", "Maint", "User", "Fix")
+    older = Commit("a/b", "e" * 40, NOW - 60 * D, "maint", "Maint", "User", "Fix")
+    sample = g.commit_sample(botty + (person, older), b, START, END, 30)
+    assert len(sample) == 41 and sample[-1] == person
+    assert g.commit_sample(botty[:5] + (person, older), b, START, END, 30)[-1] == older
 
 
 def _verdicts(n: int, unanswered: int, silent: int = 0):  # type: ignore[no-untyped-def]
@@ -91,7 +107,7 @@ def _verdicts(n: int, unanswered: int, silent: int = 0):  # type: ignore[no-unty
         else:
             items.append(item("comment", T0 + 2 * D, "maint", "MEMBER", number=i))
     d = data(pulls=tuple(pulls), items=tuple(items))
-    return d, judge_pulls(d, accounts(), find_maintainers(d, START, END, RULES), RULES, S, START, END)
+    return d, judged(d)
 
 
 def test_black_hole_needs_clear_evidence() -> None:
@@ -110,24 +126,30 @@ def test_black_hole_needs_clear_evidence() -> None:
     assert res.passed and res.evidence["closed_silently"] == 8
 
 
+def _off(d, v):  # type: ignore[no-untyped-def]
+    ctx = context(d)
+    return g.gate_off_github(d, v, ctx, g.commit_sample(d.commits, ctx.bots, START, END, S.window.commit_sample))
+
+
 def test_off_github_gerrit_bridge() -> None:
     d, v = _verdicts(10, 10)
     bridged = tuple(item("comment", T0 + D, "gerritbot", "NONE", number=i,
                          body="This PR has been imported to Gerrit for code review. Please visit https://go-review.googlesource.com/c/widget/+/1 to see it.")
                     for i in range(1, 11))
     d = replace(d, timeline={i: (bridged[i - 1],) for i in range(1, 11)})
-    res = g.gate_off_github(d, v, RULES, START, END)
+    res = _off(d, v)
     assert (res.passed, res.status, res.kind) == (False, "undecided", "gerrit")
     assert res.evidence["review_happens"] == "https://go-review.googlesource.com/c/widget/+/1"
+    assert res.evidence["quotes"][0]["source"].startswith("#1, gerritbot (a bot)")
 
 
 def test_off_github_template_and_trailers() -> None:
     d, v = _verdicts(10, 10)
     locked = replace(d, community=CommunityFiles("acme/widget", pr_template="We do not accept pull requests here."))
-    assert g.gate_off_github(locked, v, RULES, START, END).kind == "repo_lockdown"
+    assert _off(locked, v).kind == "repo_lockdown"
     trail = tuple(Commit("acme/widget", f"{i:040x}", NOW - i * D, "dev", "Dev", "User",
                          f"Fix\n\nChange-Id: I{i:040x}\nReviewed-on: https://review.example/{i}") for i in range(1, 8))
-    assert g.gate_off_github(replace(d, commits=trail), v, RULES, START, END).kind == "gerrit"
+    assert _off(replace(d, commits=trail), v).kind == "gerrit"
     one = replace(d, timeline={1: (item("comment", T0 + D, "gerritbot", body="imported to Gerrit", number=1),)})
-    assert g.gate_off_github(one, v, RULES, START, END).passed  # one stray bridge comment is not a verdict
-    assert g.gate_off_github(replace(d, commits=(human_commit(),)), v, RULES, START, END).passed
+    assert _off(one, v).passed  # one stray bridge comment is not a verdict
+    assert _off(replace(d, commits=(human_commit(),)), v).passed

@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 import pytest
-from helpers import AS_OF, NOW, T0, accounts, data, item, pr
+from helpers import AS_OF, NOW, T0, accounts, data, item, judged, pr
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.engine import window
@@ -64,10 +64,8 @@ def test_pr_rules(name: str, the_pr, its_items, excluded, outcome, kind) -> None
     other = pr(99, "someone")
     d = data(pulls=(the_pr, other), items=(*its_items, item("merged", T0, "private-member", number=99)),
              community=CommunityFiles("acme/widget", codeowners=("owner-only",)))
-    start, end = window(AS_OF, S)
-    maint = find_maintainers(d, start, end, RULES)
     accts = accounts(("newbie", the_pr.created_at - 10 * D))
-    (v,) = [v for v in judge_pulls(d, accts, maint, RULES, S, start, end) if v.number == the_pr.number]
+    (v,) = [v for v in judged(d, accts) if v.number == the_pr.number]
     assert (v.excluded, v.outcome) == (excluded, outcome)
     assert (v.response.kind if v.answered and v.response else None) == kind
     assert v.outside == (excluded is None)
@@ -75,14 +73,12 @@ def test_pr_rules(name: str, the_pr, its_items, excluded, outcome, kind) -> None
 
 def test_clock_and_time_to_response_for_a_ready_draft() -> None:
     d = data(pulls=(pr(),), items=(item("ready_for_review", T0 + 16 * D, "outsider"), item("comment", T0 + 17 * D, "maint", "MEMBER")))
-    start, end = window(AS_OF, S)
-    (v,) = judge_pulls(d, accounts(), find_maintainers(d, start, end, RULES), RULES, S, start, end)
+    (v,) = judged(d)
     assert v.clock_start == T0 + 16 * D and v.hours_to_response == 24.0 and v.answered
 
 
 def test_decided_within_thirty_days() -> None:
     d = data(pulls=(pr(1), pr(2, created=T0 + H)),
              items=(item("merged", T0 + 29 * D, "maint", number=1), item("closed", T0 + H + 31 * D, "maint", number=2)))
-    start, end = window(AS_OF, S)
-    v1, v2 = judge_pulls(d, accounts(), find_maintainers(d, start, end, RULES), RULES, S, start, end)
+    v1, v2 = judged(d)
     assert v1.decided and v1.merged and not v2.decided

@@ -42,6 +42,8 @@ def _agreement(snap: Snapshot, truth: dict) -> dict:  # type: ignore[type-arg]
             elif tp["first_response"] and v.response and (v.response.kind, v.response.actor) != (
                     tp["first_response"]["kind"], tp["first_response"]["actor"]):
                 pr_bad[f"{tp['case']}: first response {tp['first_response']['kind']} -> {v.response.kind}"] += 1
+            elif v.outside and v.first_timer != tp["first_timer"]:
+                pr_bad[f"{tp['case']}: first-timer {tp['first_timer']} -> {v.first_timer}"] += 1
     return {"repos": len(snap.results), "repos_wrong": repo_bad, "prs": prs, "prs_wrong": pr_bad}
 
 
@@ -60,6 +62,10 @@ def test_evaluation_recovers_truth(tmp_path: Path, repos: int, seed: int) -> Non
     assert undecided and all(r.review_happens for r in undecided)
     capped = [r for r in snap.results if truth["repos"][r.repo]["capped"]]
     assert capped and all(r.profiles["default"].tier == "B (capped)" for r in capped)
+    # User-account bots that merge, label and greet are never maintainers, whatever they do.
+    acting = [(r.repo, login) for r in snap.results for login in r.maintainers
+              if login in ("bors", "kindly-greeter") or login.endswith("bot")]
+    assert acting == []
     private = {t["private_member"]: repo for repo, t in truth["repos"].items() if t["private_member"]}
     for login, repo in private.items():  # association says CONTRIBUTOR; their merges say maintainer
         assert snap.by_repo()[repo].maintainers[login.lower()] in (

@@ -5,7 +5,9 @@ Errors, drawn in one place:
     CollectError            anything that stops collection
     ├── AuthError           GitHub refused the token (401) or it lacks access: fix the token
     ├── NetworkError        GitHub could not be reached after bounded retries
-    └── QueryError          GitHub rejected a query (a bug in Porchlamp's queries)
+    ├── QueryError          GitHub rejected a query (a bug in Porchlamp's queries)
+    └── RequestFailed       one request kept failing while GitHub was reachable: record its repositories
+        └── QueryTimeout    the same query ran out of time on each of its few tries: ask for less
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from porchlamp.collect.ratelimit import decide, pace
 
 DEFAULT_API = "https://api.github.com/graphql"
 DEFAULT_DEPENDENTS_API = "https://packages.ecosyste.ms"
-USER_AGENT = "porchlamp (https://github.com/porchlamp)"
+USER_AGENT = "porchlamp/0.1 (which open-source projects answer a stranger's pull request; https://github.com/porchlamp/porchlamp)"
+# A query that times out this many times running is not tried again as it is: it is split or shrunk.
+TIMEOUT_ATTEMPTS = 2
 
 
 class CollectError(PorchlampError):
@@ -48,6 +52,15 @@ class NetworkError(CollectError):
 
 class QueryError(CollectError):
     pass
+
+
+class RequestFailed(CollectError):
+    """GitHub answered one request with errors on every bounded try (the API itself is reachable):
+    the request's repositories can be recorded as failed while the run goes on."""
+
+
+class QueryTimeout(RequestFailed):
+    """A query timed out TIMEOUT_ATTEMPTS times in a row; the caller should split it or ask for smaller pages."""
 
 
 def redact(text: str, secret: str | None) -> str:
@@ -86,6 +99,7 @@ class ClientStats:
     retries: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
     points_by_query: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
     waited_seconds: float = 0.0
+    timeouts: int = 0  # queries given up as too heavy (then split or shrunk by the collector)
 
 
 class GraphQLClient:
@@ -93,7 +107,7 @@ class GraphQLClient:
 
     def __init__(self, api: str, token: str, *, transport: httpx.BaseTransport | None = None, timeout: float = 60.0,
                  wait_scale: float = 1.0, reserve: int = 50, sleep: Callable[[float], None] = time.sleep,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, rest_transport: httpx.BaseTransport | None = None) -> None:
         if not token:
             raise AuthError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login`")
         self.api = api
@@ -110,9 +124,13 @@ class GraphQLClient:
         self.remaining: int | None = None
         self.reset_epoch: float | None = None
         self._docs: dict[str, str] = {}
+        self._rest: httpx.Client | None = None  # the dependents service, opened on first use
+        self._rest_transport = rest_transport
 
     def close(self) -> None:
         self._http.close()
+        if self._rest is not None:
+            self._rest.close()
 
     def _wait(self, seconds: float) -> None:
         scaled = seconds * self.wait_scale
@@ -121,7 +139,7 @@ class GraphQLClient:
         if scaled > 0:
             self._sleep(scaled)
 
-    def query(self, name: str, variables: dict[str, Any], expected_cost: int = 1) -> dict[str, Any]:
+    def query(self, name: str, variables: dict[str, Any], expected_cost: int = 1, charged: bool = True) -> dict[str, Any]:
         """Run the named query; returns the whole JSON body (data and any per-repository errors)."""
         doc = self._docs.get(name) or self._docs.setdefault(name, load_query(name))
         with self._lock:
@@ -129,7 +147,7 @@ class GraphQLClient:
         wait = pace(remaining, reset, time.time(), expected_cost, self.reserve)
         if wait:
             self._wait(wait)
-        attempt = 0
+        attempt = timeouts = 0
         while True:
             attempt += 1
             status, headers, body, size = None, {}, None, 0
@@ -155,12 +173,15 @@ class GraphQLClient:
                 killpoints.reach("page_received")  # the page is in memory, nothing of it committed yet
                 cost = int(((body or {}).get("data") or {}).get("rateLimit", {}).get("cost") or expected_cost) \
                     if isinstance((body or {}).get("data"), dict) else expected_cost
-                with self._lock:
-                    self.stats.points += cost
-                    self.stats.points_by_query[name] += cost
+                if charged:  # a dry run reports a cost it does not spend
+                    with self._lock:
+                        self.stats.points += cost
+                        self.stats.points_by_query[name] += cost
                 return body  # type: ignore[return-value]
             if d.action == "fail":
                 reason = redact(d.reason, self._token)
+                if d.timeout:
+                    raise QueryTimeout(f"query {name}: {reason}") from None
                 if status == 401:
                     raise AuthError(f"GitHub refused the token ({reason}): check GITHUB_TOKEN or `gh auth status`; "
                                     "nothing collected so far is lost") from None
@@ -174,10 +195,21 @@ class GraphQLClient:
                                        "to resume") from None
                 if "rejected the query" in reason:
                     raise QueryError(f"query {name}: {reason}") from None
-                raise NetworkError(f"query {name} to {self.api}: {reason}; run again to resume") from None
+                raise RequestFailed(f"query {name} to {self.api}: {reason}") from None
             with self._lock:
                 self.stats.retries[d.reason.split(" (")[0].split(":")[0]] += 1
+            timeouts = timeouts + 1 if d.timeout else 0
+            if timeouts >= TIMEOUT_ATTEMPTS:
+                with self._lock:
+                    self.stats.timeouts += 1
+                raise QueryTimeout(f"query {name} timed out {timeouts} times running ({redact(d.reason, self._token)})")
             self._wait(d.wait)
+
+    def budget(self) -> dict[str, Any]:
+        """The token's budget (limit, remaining, resetAt), asked without spending any: also proves the token works."""
+        body = self.query("rate_limit", {}, charged=False)
+        rate = ((body.get("data") or {}).get("rateLimit")) or {}
+        return {k: rate.get(k) for k in ("limit", "remaining", "resetAt")}
 
     def _note_limits(self, headers: dict[str, str]) -> None:
         low = {k.lower(): v for k, v in headers.items()}
@@ -189,25 +221,31 @@ class GraphQLClient:
         except ValueError:
             pass
 
-    def get_json(self, url: str, params: dict[str, str]) -> Any:
-        """A GET to a public REST service (the dependents lookup), with the same bounded retries."""
+    def get_json(self, url: str, params: dict[str, str], max_attempts: int = 3) -> Any:
+        """A GET to a public REST service (the dependents lookup) on one reused connection pool, with
+        the same bounded retries: 429 and 5xx wait (for `retry-after` when given) and try again."""
+        with self._lock:
+            if self._rest is None:
+                self._rest = httpx.Client(timeout=30, headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+                                          transport=self._rest_transport)
+            http = self._rest
         attempt = 0
-        with httpx.Client(timeout=30, headers={"User-Agent": USER_AGENT}) as http:
-            while True:
-                attempt += 1
-                status, headers, body = None, {}, None
-                try:
-                    resp = http.get(url, params=params)
-                    status, headers = resp.status_code, dict(resp.headers)
-                    body = resp.json() if resp.status_code == 200 else {}
-                except (httpx.HTTPError, ValueError):
-                    pass
-                if status == 404:
-                    return None
-                d = decide(status, headers, {"data": body} if status == 200 and body is not None else body, attempt, time.time(),
-                           self._rng.random())
-                if d.action == "proceed":
-                    return body
-                if d.action == "fail":
-                    raise NetworkError(f"dependents service {url}: {d.reason}")
-                self._wait(d.wait)
+        while True:
+            attempt += 1
+            status, headers, body = None, {}, None
+            error = ""
+            try:
+                resp = http.get(url, params=params)
+                status, headers = resp.status_code, dict(resp.headers)
+                body = resp.json() if resp.status_code == 200 else {}
+            except (httpx.HTTPError, ValueError) as err:
+                error = f"{type(err).__name__}: {err}"
+            if status == 404:
+                return None
+            d = decide(status, headers, {"data": body} if status == 200 and body is not None else body, attempt, time.time(),
+                       self._rng.random())
+            if d.action == "proceed":
+                return body
+            if d.action == "fail" or attempt >= max_attempts:
+                raise NetworkError(f"dependents service {url}: {d.reason}{f' ({error})' if error else ''}")
+            self._wait(d.wait)

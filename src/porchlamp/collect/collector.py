@@ -1,10 +1,12 @@
 """Resumable, incremental collection of everything SPEC.md needs, into the store.
 
-Stages per repository: meta (metadata, files, recent commits) -> pulls (PRs with their first
-timeline page) -> timeline (the rest, only where the first page did not settle the outcome)
--> ci (CI status of recent merged PRs) -> issues (open unassigned good first issues) ->
-dependents. Each response's rows are written in one transaction with the state that says
-they are done, so a run killed at any point resumes where it stopped and ends with the same rows.
+Stages per repository: meta (metadata, project documents, the window's newest commits) -> pulls
+(PRs with their first timeline page) -> timeline (every further page) -> authors (had each
+returning author committed before the window?) -> ci (CI of the latest merged PRs) -> issues
+(good first issues) -> dependents. Each response's rows are written in one transaction with the
+state that says they are done, so a run killed at any point resumes where it stopped. A query that
+keeps timing out is split, then asked with smaller pages; a repository that still fails is
+recorded with the step and the error, the run goes on, and the next run tries it first.
 """
 
 from __future__ import annotations
@@ -18,23 +20,31 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from porchlamp.collect import mapping
-from porchlamp.collect.client import CollectError, GraphQLClient
+from porchlamp.collect.client import CollectError, GraphQLClient, NetworkError, RequestFailed
 from porchlamp.config import Settings
+from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.gates import is_bot_commit
-from porchlamp.evaluate.people import bot_reason
 from porchlamp.evaluate.rules import Rules, load_rules, norm_label
 from porchlamp.models import Issue, as_of_instant
 from porchlamp.store import Store
 
-META_SLOTS, PR_SLOTS, TIMELINE_SLOTS, GFI_SLOTS, CI_BATCH, LIST_SLOTS, BY_ID_BATCH = 16, 12, 10, 50, 149, 50, 149
-DEPENDENTS_BATCH = 50
+META_SLOTS, PR_SLOTS, TIMELINE_SLOTS, GFI_SLOTS, CI_BATCH, LIST_SLOTS, BY_ID_BATCH, AUTHOR_SLOTS = 16, 12, 25, 50, 149, 50, 149, 100
+DEPENDENTS_CHUNK = 10  # lookups between checks of the dependents service's health
+# Responses are written a few at a time, each write one transaction with the states that mark them
+# done: a statement costs DuckDB milliseconds whatever its size, and a crash loses only what was not
+# written yet (fetched again on resume).
+WRITE_RECORDS, WRITE_RESPONSES = 4_000, 20
+DEPENDENTS_BREAKER = 3  # consecutive failed lookups after which the service is taken for down
+TIMELINE_PAGE, MIN_TIMELINE_PAGE, MIN_PR_PAGE = 100, 5, 1
+FINAL_TRIES = 3  # a request that cannot be split or shrunk further is tried this many more times
 # GitHub takes at most this many ids in one `nodes` field; queries by id use two fields.
 MAX_IDS = 100
 # GitHub rounds requests / 100 to the nearest point: up to 149 requests cost one point.
 POINT_REQUESTS = 149
-STAGES = ("meta", "pulls", "timeline", "ci", "issues", "dependents")
-RESPONDER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR"})
+STAGES = ("meta", "pulls", "timeline", "authors", "ci", "issues", "dependents")
 DUMMY = ("porchlamp", "unused-slot")  # fills skipped alias slots; @include(if: false) keeps it unread
+# Measured on 11,000 repositories (bench/RESULTS.md): what a first full collection costs a repository.
+POINTS_PER_REPO_FULL = 1.06
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,9 @@ class CollectSummary:
     seconds: float = 0.0
     incremental: bool = False
     points_saved: int | None = None
+    splits: int = 0  # requests split or shrunk after timing out
+    dependents_missing: int = 0  # repositories whose dependents could not be looked up this run
+    notices: list[str] = field(default_factory=list)
 
     @property
     def points_per_100_prs(self) -> float | None:
@@ -74,6 +87,54 @@ class CollectSummary:
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "points_per_100_prs": self.points_per_100_prs, "points_per_repo": self.points_per_repo}
+
+
+@dataclass(frozen=True)
+class CollectPlan:
+    """What a run will cost, checked before it starts: the token's budget and the estimate."""
+
+    repos: int
+    limit: int | None
+    remaining: int | None
+    reset_at: str | None
+    estimated_points: int
+    basis: str
+
+    @property
+    def hours(self) -> float | None:
+        return round(self.estimated_points / self.limit, 2) if self.limit else None
+
+    def lines(self) -> list[str]:
+        budget = (f"token accepted: {self.remaining:,} of {self.limit:,} points left this hour (resets {self.reset_at})"
+                  if self.limit is not None and self.remaining is not None else "token accepted")
+        hours = f", about {self.hours:.2f} hours of one token" if self.hours is not None else ""
+        return [budget, f"estimate for {self.repos:,} repositories: about {self.estimated_points:,} points{hours} ({self.basis})"]
+
+
+def plan_collection(client: GraphQLClient, store: Store, repos: int, as_of: date) -> CollectPlan:
+    """Check the token and its budget (spending nothing), and estimate the run's points: from this
+    store's own last collection when it has one, else from the measured cost per repository."""
+    budget = client.budget()
+    last = store.get_meta("collected_as_of")
+    full = store.get_meta("full_collection_points")
+    per_repo, basis = POINTS_PER_REPO_FULL, "1.06 points a repository, measured on 11,000 (bench/RESULTS.md)"
+    if last and full and store.count("repositories"):
+        per_repo = int(full) / store.count("repositories")
+        basis = f"this store's last full collection: {per_repo:.2f} points a repository"
+        if date.fromisoformat(last) < as_of:
+            per_repo *= 0.25
+            basis += "; an incremental run costs about a quarter of that"
+    return CollectPlan(repos, budget.get("limit"), budget.get("remaining"), budget.get("resetAt"),
+                       max(1, round(repos * per_repo)), basis)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One request's worth of work: the items it covers, its page size, and how often it was retried whole."""
+
+    items: tuple[Any, ...]
+    size: int | None = None
+    tries: int = 0
 
 
 def _chunks(items: Sequence[Any], n: int) -> Iterator[Sequence[Any]]:
@@ -93,6 +154,10 @@ def _slot_vars(prefix_pairs: Sequence[tuple[str, str]], slots: int, extra: Calla
     return variables
 
 
+def _pairs(repos: Iterable[str]) -> list[tuple[str, str]]:
+    return [tuple(r.split("/", 1)) for r in repos]  # type: ignore[misc]
+
+
 def _id_vars(ids: Sequence[str]) -> dict[str, Any]:
     return {"ids": list(ids[:MAX_IDS]), "more": list(ids[MAX_IDS:])}
 
@@ -103,14 +168,33 @@ def _id_nodes(body: dict[str, Any]) -> list[Any]:
     return [*(data.get("a") or []), *(data.get("b") or [])]
 
 
+def _split(job: Job, min_size: int | None = None) -> list[Job]:
+    """A request that timed out, made smaller: halved when it covers several items, else with half its
+    page size, else tried again whole a bounded number of times; [] when nothing is left to try."""
+    if len(job.items) > 1:
+        h = len(job.items) // 2
+        return [Job(job.items[:h], job.size), Job(job.items[h:], job.size)]
+    if job.size is not None and min_size is not None and job.size > min_size:
+        return [Job(job.items, max(min_size, job.size // 2))]
+    if job.tries < FINAL_TRIES:
+        return [replace(job, tries=job.tries + 1)]
+    return []
+
+
 @dataclass
 class _Writes:
-    """What one response adds to the store, written together in one transaction."""
+    """What responses add to the store: their rows and the states that mark them done, written together."""
 
     records: list[Any] = field(default_factory=list)
     states: list[tuple[str, str, date, str, str | None, str | None]] = field(default_factory=list)
     renames: list[tuple[str, str]] = field(default_factory=list)
-    fresh_commits: list[str] = field(default_factory=list)  # repositories whose commit listing is replaced
+    responses: int = 0
+
+    def take(self, other: "_Writes") -> None:
+        self.records += other.records
+        self.states += other.states
+        self.renames += other.renames
+        self.responses += 1
 
 
 def _slot_error(body: dict[str, Any], alias: str) -> dict[str, Any] | None:
@@ -122,16 +206,22 @@ def _slot_error(body: dict[str, Any], alias: str) -> dict[str, Any] | None:
 
 class Collector:
     def __init__(self, store: Store, client: GraphQLClient, options: CollectOptions, settings: Settings | None = None,
-                 progress: Callable[[str, int, int | None], None] | None = None) -> None:
+                 progress: Callable[[str, int, int | None], None] | None = None,
+                 notice: Callable[[str], None] | None = None) -> None:
         self.store, self.client, self.opt = store, client, options
         settings = settings or Settings()
         self.rules: Rules = load_rules(settings)
+        self.bots = Bots(self.rules.bots)
         self.ci_sample = settings.components.ci_sample  # the evaluation scores CI on the same sample
+        self.commit_sample = settings.window.commit_sample  # and judges activity on the same commits
         self.end = as_of_instant(options.as_of)
         self.start = self.end - timedelta(days=options.window_days)
         self.progress = progress or (lambda label, n, total: None)
+        self._notice = notice or (lambda text: None)
         self.summary = CollectSummary(as_of=options.as_of.isoformat())
         self._gfi = frozenset(self.rules.gfi_labels)
+        self._errors: dict[str, dict[str, str]] = {}  # repo -> {"step", "error"} of this run
+        self._pending = _Writes()  # responses received and not yet written
 
     # -- orchestration ---------------------------------------------------------------------
 
@@ -140,23 +230,27 @@ class Collector:
         last = self.store.get_meta("collected_as_of")
         if last and date.fromisoformat(last) > self.opt.as_of:
             raise CollectError(f"the store already holds data collected for {last}, later than {self.opt.as_of}; "
-                             "collect into a new store to go back in time")
+                               "collect into a new store to go back in time")
         names = self.store.repo_names_map()
         repos = list(dict.fromkeys(names.get(r.lower(), r) for r in requested))
+        # Repositories that failed last time are tried first.
+        earlier = {r for r, _ in self.store.states("error").keys()}
+        repos.sort(key=lambda r: r not in earlier)
         self.summary.repos = len(repos)
         alive = self._meta(repos)
-        self._pulls(alive)
-        self._timelines(alive)
-        self._ci(alive)
-        self._issues(alive)
-        self._dependents(alive)
-        failed = self.store.states("meta")
+        for stage in (self._pulls, self._timelines, self._authors, self._ci, self._issues, self._dependents):
+            stage([r for r in alive if r not in self._errors])
+        self._close_errors(earlier, alive)
+        gone = self.store.states("meta")
         for repo in repos:
-            st = failed.get((repo, "meta"))
+            st = gone.get((repo, "meta"))
             if st and st["status"] == "failed":
                 self.summary.failed[st["detail"]] = self.summary.failed.get(st["detail"], 0) + 1
-                self.summary.failures.append({"repo": repo, "reason": st["detail"]})
-        self.summary.done = len(alive)
+                self.summary.failures.append({"repo": repo, "step": "meta", "reason": st["detail"]})
+        for repo, err in self._errors.items():
+            self.summary.failed["error"] = self.summary.failed.get("error", 0) + 1
+            self.summary.failures.append({"repo": repo, "step": err["step"], "reason": err["error"]})
+        self.summary.done = len([r for r in alive if r not in self._errors])
         cs = self.client.stats
         self.summary.points, self.summary.requests, self.summary.bytes_received = cs.points, cs.requests, cs.bytes_received
         self.summary.retries = dict(cs.retries)
@@ -170,56 +264,117 @@ class Collector:
         self.store.mark_collected(self.opt.as_of)
         return self.summary
 
+    def _write(self, out: _Writes) -> None:
+        """Queue one response's rows and states; write the queue once it is big enough."""
+        self._pending.take(out)
+        if len(self._pending.records) >= WRITE_RECORDS or self._pending.responses >= WRITE_RESPONSES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write every queued response in one transaction: rows and the states that mark them done."""
+        out, self._pending = self._pending, _Writes()
+        if not (out.records or out.states or out.renames):
+            return
+        with self.store.transaction():
+            for requested, actual in out.renames:
+                self.store.set_repo_name(requested, actual)
+            self.store.upsert(out.records)
+            self.store.set_states(out.states)
+
+    def _fail(self, repos: Iterable[str], step: str, error: str) -> None:
+        """Record repositories whose step could not be collected: the run goes on without them."""
+        rows = []
+        for repo in dict.fromkeys(repos):
+            if repo not in self._errors:
+                self._errors[repo] = {"step": step, "error": error}
+                rows.append((repo, "error", self.opt.as_of, "failed", None, json.dumps(self._errors[repo])))
+        if rows:
+            with self.store.transaction():
+                self.store.set_states(rows)
+
+    def _close_errors(self, earlier: set[str], alive: list[str]) -> None:
+        """Repositories that failed before and went through every stage this time are failed no more."""
+        healed = [r for r in earlier if r in alive and r not in self._errors]
+        if healed:
+            with self.store.transaction():
+                self.store.delete_states(healed, "error")
+
     def _todo(self, stage: str, repos: Iterable[str]) -> list[str]:
         states = self.store.states(stage)
         return [r for r in repos if not ((st := states.get((r, stage))) and st["status"] in ("done", "failed")
                                          and st["as_of"] == self.opt.as_of)]
 
     def _fetch_all(self, jobs: list[Any], fn: Callable[[Any], Any]) -> Iterator[tuple[Any, Any]]:
-        """Run fetches a few at a time (GitHub asks for few concurrent requests); yield in order of jobs."""
+        """Run fetches a few at a time (GitHub asks for few concurrent requests); yield in order of jobs.
+        A request that kept failing comes back as its RequestFailed, for the caller to split or record."""
+        def guarded(job: Any) -> Any:
+            try:
+                return fn(job)
+            except RequestFailed as err:
+                return err
+
         if self.opt.concurrency <= 1 or len(jobs) <= 1:
             for job in jobs:
-                yield job, fn(job)
+                yield job, guarded(job)
             return
         with ThreadPoolExecutor(max_workers=self.opt.concurrency) as pool:
-            futures = [(job, pool.submit(fn, job)) for job in jobs]
+            futures = [(job, pool.submit(guarded, job)) for job in jobs]
             for job, fut in futures:
                 yield job, fut.result()
+
+    def _run_jobs(self, jobs: list[Job], fetch: Callable[[Job], Any], store: Callable[[Job, Any], None],
+                  step: str, repos_of: Callable[[Job], Iterable[str]], min_size: int | None = None,
+                  split: Callable[[Job], list[Job]] | None = None) -> None:
+        """Fetch every job and store its answer. A job that keeps failing is split or shrunk and its
+        parts go on; one that cannot get smaller has its repositories recorded as failed at `step`."""
+        pending = jobs
+        while pending:
+            current, pending = pending, []
+            for job, result in self._fetch_all(current, fetch):
+                if isinstance(result, RequestFailed):
+                    parts = (split or (lambda j: _split(j, min_size)))(job)
+                    if parts:
+                        self.summary.splits += 1
+                        pending.extend(parts)
+                    else:
+                        self._fail(repos_of(job), step, str(result))
+                else:
+                    store(job, result)
+        self._flush()
 
     # -- meta ------------------------------------------------------------------------------
 
     def _meta(self, repos: list[str]) -> list[str]:
         todo = self._todo("meta", repos)
         since = self.start.strftime("%Y-%m-%dT%H:%M:%SZ")
-        batches = list(_chunks(todo, META_SLOTS))
 
-        def fetch(batch: Sequence[str]) -> dict[str, Any]:
-            pairs = [tuple(r.split("/", 1)) for r in batch]
-            return self.client.query("repo_meta", {**_slot_vars(pairs, META_SLOTS), "since": since})  # type: ignore[arg-type]
+        def fetch(job: Job) -> dict[str, Any]:
+            return self.client.query("repo_meta", {**_slot_vars(_pairs(job.items), META_SLOTS), "since": since,
+                                                   "commits": self.commit_sample})
 
-        for batch, body in self._fetch_all(batches, fetch):
+        def store(job: Job, body: dict[str, Any]) -> None:
             # A whole response in one transaction: its rows and the states that mark them done.
             out = _Writes()
-            for i, requested in enumerate(batch):
-                self._store_meta(requested, body, f"r{i}", out)
-            with self.store.transaction():
-                for requested, actual in out.renames:
-                    self.store.set_repo_name(requested, actual)
-                self.store.delete_repo_rows("commits", out.fresh_commits)
-                self.store.upsert(out.records)
-                self.store.set_states(out.states)
-            self.progress("metadata", len(batch), len(todo))
+            for i, requested in enumerate(job.items):
+                try:
+                    self._store_meta(requested, body, f"r{i}", out)
+                except RequestFailed as err:  # the older history of one repository would not come
+                    self._fail([requested], "meta", str(err))
+            self._write(out)
+            self.progress("metadata", len(job.items), len(todo))
+
+        self._run_jobs([Job(tuple(b)) for b in _chunks(todo, META_SLOTS)], fetch, store, "meta", lambda j: j.items)
         states = self.store.states("meta")
         names = self.store.repo_names_map()
         alive = []
         for r in repos:
             actual = names.get(r.lower(), r)
             st = states.get((actual, "meta"))
-            if st and st["status"] == "done" and actual not in alive:
+            if st and st["status"] == "done" and actual not in alive and r not in self._errors:
                 alive.append(actual)
         return alive
 
-    def _store_meta(self, requested: str, body: dict[str, Any], alias: str, out: "_Writes") -> None:
+    def _store_meta(self, requested: str, body: dict[str, Any], alias: str, out: _Writes) -> None:
         node = (body.get("data") or {}).get(alias)
         err = _slot_error(body, alias)
         if node is None:
@@ -230,7 +385,7 @@ class Collector:
         actual = repo.name_with_owner
         history = mapping.history_of(node) or {}
         commits = mapping.commits(actual, history)
-        if history.get("pageInfo", {}).get("hasNextPage") and all(is_bot_commit(c, self.rules) for c in commits):
+        if history.get("pageInfo", {}).get("hasNextPage") and all(is_bot_commit(c, self.bots) for c in commits):
             commits += self._more_history(actual, history["pageInfo"]["endCursor"])
         labels = sorted({n["name"] for key in ("labelsFirst", "labelsBeginner", "labelsEasy", "labelsStarter", "labelsNewcomer")
                          for n in (node.get(key) or {}).get("nodes") or [] if norm_label(n["name"]) in self._gfi})
@@ -239,12 +394,11 @@ class Collector:
         if actual.lower() != requested.lower():
             out.renames.append((requested, actual))
             self.summary.renamed[requested] = actual
-        out.fresh_commits.append(actual)
         out.records += [repo, mapping.community(node, self.rules.ai_files), *commits]
         out.states.append((actual, "meta", self.opt.as_of, "done", None, detail))
 
     def _more_history(self, repo: str, after: str) -> list[Any]:
-        """Older commits in the window, only as far as the first human one."""
+        """Older commits in the window, only as far as the first human one (evaluate.gates.commit_sample)."""
         owner, name = repo.split("/", 1)
         out: list[Any] = []
         cursor: str | None = after
@@ -255,7 +409,7 @@ class Collector:
             history = mapping.history_of(node) or {}
             page = mapping.commits(repo, history)
             out += page
-            if not all(is_bot_commit(c, self.rules) for c in page):
+            if not all(is_bot_commit(c, self.bots) for c in page):
                 break
             info = history.get("pageInfo") or {}
             cursor = info.get("endCursor") if info.get("hasNextPage") else None
@@ -285,17 +439,32 @@ class Collector:
         pending = [r for r in todo if plans[r]["order"] == "CREATED_AT"]
         known_ci = self.store.known_ci() if pending else {}
         while pending:
-            batches = self._pack(pending, plans)
-            pending = []
-            for batch, body in self._fetch_all(batches, lambda b: self._pull_page(b, plans)):
+            more: list[str] = []
+
+            def fetch(job: Job) -> dict[str, Any]:
+                return self._pull_page(list(job.items), plans)
+
+            def store(job: Job, body: dict[str, Any]) -> None:
                 out = _Writes()
-                for i, repo in enumerate(batch):
+                for i, repo in enumerate(job.items):
                     if self._store_pulls(repo, body, f"r{i}", plans[repo], known_ci, out):
-                        pending.append(repo)
-                with self.store.transaction():
-                    self.store.upsert(out.records)
-                    self.store.set_states(out.states)
-                self.progress("pull requests", sum(1 for r in batch if r not in pending), len(todo))
+                        more.append(repo)
+                self._write(out)
+                self.progress("pull requests", sum(1 for r in job.items if r not in more), len(todo))
+
+            def shrink(job: Job) -> list[Job]:
+                """Split the batch; a single repository asks for fewer PRs a page from now on."""
+                if len(job.items) > 1:
+                    return _split(job)
+                plan = plans[job.items[0]]
+                if plan["first"] > MIN_PR_PAGE:
+                    plan["cap"] = plan["first"] = max(MIN_PR_PAGE, plan["first"] // 2)
+                    return [Job(job.items)]
+                return _split(job)
+
+            self._run_jobs([Job(tuple(b)) for b in self._pack(pending, plans)], fetch, store, "pulls", lambda j: j.items,
+                           split=shrink)
+            pending = [r for r in more if r not in self._errors]
 
     def _list_updated(self, repos: list[str], plans: dict[str, dict[str, Any]], total: int) -> None:
         """Incremental: list each repository's PRs updated since the last snapshot, fifty repositories a point.
@@ -304,24 +473,25 @@ class Collector:
         those whose verdict can have changed; each is queued (`pull#N`) for `_pulls_by_id`."""
         pending = repos
         while pending:
-            batches = list(_chunks(pending, LIST_SLOTS))
-            pending = []
+            more: list[str] = []
 
-            def fetch(batch: Sequence[str]) -> dict[str, Any]:
-                pairs = [tuple(r.split("/", 1)) for r in batch]
-                return self.client.query("pulls_updated", _slot_vars(  # type: ignore[arg-type]
-                    pairs, LIST_SLOTS, lambda i, n: {f"a{i}": plans[batch[i]]["after"] if i < n else None}))
+            def fetch(job: Job) -> dict[str, Any]:
+                batch = job.items
+                return self.client.query("pulls_updated", _slot_vars(
+                    _pairs(batch), LIST_SLOTS, lambda i, n: {f"a{i}": plans[batch[i]]["after"] if i < n else None}))
 
-            for batch, body in self._fetch_all(batches, fetch):
+            def store(job: Job, body: dict[str, Any]) -> None:
                 out = _Writes()
-                for i, repo in enumerate(batch):
+                for i, repo in enumerate(job.items):
                     if self._store_updated(repo, body, f"r{i}", plans[repo], out):
-                        pending.append(repo)
-                with self.store.transaction():
-                    self.store.set_states(out.states)
-                self.progress("pull requests", sum(1 for r in batch if r not in pending), total)
+                        more.append(repo)
+                self._write(out)
+                self.progress("pull requests", sum(1 for r in job.items if r not in more), total)
 
-    def _pulls_of(self, repo: str, body: dict[str, Any], alias: str, out: "_Writes") -> dict[str, Any] | None:
+            self._run_jobs([Job(tuple(b)) for b in _chunks(pending, LIST_SLOTS)], fetch, store, "pulls", lambda j: j.items)
+            pending = [r for r in more if r not in self._errors]
+
+    def _pulls_of(self, repo: str, body: dict[str, Any], alias: str, out: _Writes) -> dict[str, Any] | None:
         """A slot's PR connection, or None with the repository's pulls stage marked failed."""
         node = (body.get("data") or {}).get(alias)
         if node is None:
@@ -329,7 +499,7 @@ class Collector:
             return None
         return node["pullRequests"]  # type: ignore[no-any-return]
 
-    def _store_updated(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any], out: "_Writes") -> bool:
+    def _store_updated(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any], out: _Writes) -> bool:
         conn = self._pulls_of(repo, body, alias, out)
         if conn is None:
             return False
@@ -353,19 +523,22 @@ class Collector:
         pending = sorted((k, v) for k, v in self.store.states("pull#").items() if v["status"] == "pending" and k[0] in alive)
         if not pending:
             return
-        batches = list(_chunks(pending, BY_ID_BATCH))
         known_ci = self.store.known_ci()
-        fetch = lambda b: self.client.query("pulls_by_id", _id_vars([json.loads(st["cursor"])["id"] for _, st in b]))  # noqa: E731
-        for batch, body in self._fetch_all(batches, fetch):
+
+        def fetch(job: Job) -> dict[str, Any]:
+            return self.client.query("pulls_by_id", _id_vars([json.loads(st["cursor"])["id"] for _, st in job.items]))
+
+        def store(job: Job, body: dict[str, Any]) -> None:
             out = _Writes()
-            for ((repo, stage), _), n in zip(batch, _id_nodes(body)):
+            for ((repo, stage), _), n in zip(job.items, _id_nodes(body)):
                 out.states.append((repo, stage, self.opt.as_of, "done", None, None if n else "gone"))
                 if n:
                     self._pull_records(repo, n, known_ci, out)
-            with self.store.transaction():
-                self.store.upsert(out.records)
-                self.store.set_states(out.states)
-            self.progress("updated pull requests", len(batch), len(pending))
+            self._write(out)
+            self.progress("updated pull requests", len(job.items), len(pending))
+
+        self._run_jobs([Job(tuple(b)) for b in _chunks(pending, BY_ID_BATCH)], fetch, store, "pulls",
+                       lambda j: [k[0] for k, _ in j.items])
 
     def _pack(self, repos: list[str], plans: dict[str, dict[str, Any]]) -> list[list[str]]:
         """Group repositories so each query stays within one point's worth of requests."""
@@ -384,19 +557,18 @@ class Collector:
         return groups
 
     def _pull_page(self, batch: list[str], plans: dict[str, dict[str, Any]]) -> dict[str, Any]:
-        pairs = [tuple(r.split("/", 1)) for r in batch]
-
         def extra(i: int, n: int) -> dict[str, Any]:
             plan = plans[batch[i]] if i < n else {"first": 1, "after": None}
             return {f"f{i}": plan["first"], f"a{i}": plan["after"]}
 
-        variables = _slot_vars(pairs, PR_SLOTS, extra)  # type: ignore[arg-type]
+        variables = _slot_vars(_pairs(batch), PR_SLOTS, extra)
         variables["order"] = {"field": "CREATED_AT", "direction": "DESC"}  # incremental runs list by update instead
-        cost = max(1, int(sum(1 + plans[r]["first"] for r in batch) / 100 + 0.5))
-        return self.client.query("pull_requests", variables, expected_cost=cost)
+        # Unused slots are charged too (@include(if: false) is not documented to be free): one PR each.
+        requests = sum(1 + plans[r]["first"] for r in batch) + 2 * (PR_SLOTS - len(batch))
+        return self.client.query("pull_requests", variables, expected_cost=max(1, int(requests / 100 + 0.5)))
 
     def _store_pulls(self, repo: str, body: dict[str, Any], alias: str, plan: dict[str, Any],
-                     known_ci: dict[tuple[str, int], bool], out: "_Writes") -> bool:
+                     known_ci: dict[tuple[str, int], bool], out: _Writes) -> bool:
         """One page of a repository's PRs and its state, into `out`; True when more pages are needed."""
         conn = self._pulls_of(repo, body, alias, out)
         if conn is None:
@@ -410,15 +582,19 @@ class Collector:
                 continue
             self._pull_records(repo, n, known_ci, out)
         more = conn["pageInfo"]["hasNextPage"] and not reached_stop
-        # Size the next page to what is left, so a short remainder shares a point with others.
+        # Size the next page to what is left, so a short remainder shares a point with others; never above
+        # a cap learnt from a timeout.
         plan["fetched"] = plan.get("fetched", 0) + len(conn["nodes"])
         left = conn["totalCount"] - plan["fetched"]
-        plan.update({"after": conn["pageInfo"]["endCursor"], "first": max(1, min(100, left))})
+        plan.update({"after": conn["pageInfo"]["endCursor"], "first": max(1, min(100, left, plan.get("cap", 100)))})
         out.states.append((repo, "pulls", self.opt.as_of, "partial" if more else "done", json.dumps(plan) if more else None, None))
         return more
 
-    def _pull_records(self, repo: str, n: dict[str, Any], known_ci: dict[tuple[str, int], bool], out: "_Writes") -> None:
-        """One PR node as rows, plus a timeline continuation when its first page did not settle it."""
+    def _pull_records(self, repo: str, n: dict[str, Any], known_ci: dict[tuple[str, int], bool], out: _Writes) -> None:
+        """One PR node as rows; a timeline longer than its first page is queued for the rest.
+
+        Every page is read: who answered, who acted as a maintainer and which texts are templates
+        depend on the whole window, so no page can be known to be irrelevant while collecting."""
         pr, account, items = mapping.pull_request(repo, n)
         if (repo, pr.number) in known_ci:  # keep what the ci stage learnt in an earlier run
             pr = replace(pr, has_ci=known_ci[(repo, pr.number)])
@@ -426,46 +602,39 @@ class Collector:
         self.summary.prs += 1
         self.summary.timeline_items += len(items)
         tl = n.get("timelineItems") or {}
-        if (tl.get("pageInfo") or {}).get("hasNextPage") and not self._settled(pr, items):
+        if (tl.get("pageInfo") or {}).get("hasNextPage"):
             out.states.append((repo, f"timeline#{pr.number}", self.opt.as_of, "pending",
                                json.dumps({"id": pr.node_id, "after": tl["pageInfo"]["endCursor"]}), None))
-
-    def _settled(self, pr: Any, items: list[Any]) -> bool:
-        """The first timeline page already holds the first response: the rest cannot change the outcome."""
-        author = (pr.author or "").lower()
-        for it in items:
-            if it.kind == "merged":
-                return True
-            if it.kind in ("comment", "review") and (it.actor or "").lower() != author and \
-                    it.actor_association in RESPONDER_ASSOCIATIONS and bot_reason(it.actor, it.actor_type, self.rules) is None:
-                return True
-        return False
 
     # -- timeline continuations ------------------------------------------------------------
 
     def _timelines(self, repos: list[str]) -> None:
         alive = set(repos)
         self._pulls_by_id(alive)  # before continuations: a PR fetched by id may queue one
+        alive -= set(self._errors)
+        page: dict[tuple[str, str], int] = {}  # a PR whose pages timed out keeps its smaller size
         while True:
             pending = [(k, v) for k, v in self.store.states("timeline#").items()
-                       if v["status"] == "pending" and k[0] in alive]
+                       if v["status"] == "pending" and k[0] in alive and k[0] not in self._errors]
             if not pending:
                 return
-            batches = list(_chunks(sorted(pending), TIMELINE_SLOTS))
+            pending.sort()
+            jobs = [Job(tuple(b), min(page.get(k, TIMELINE_PAGE) for k, _ in b)) for b in _chunks(pending, TIMELINE_SLOTS)]
 
-            def fetch(batch: Sequence[tuple[tuple[str, str], dict[str, Any]]]) -> dict[str, Any]:
-                variables: dict[str, Any] = {}
+            def fetch(job: Job) -> dict[str, Any]:
+                variables: dict[str, Any] = {"first": job.size}
                 for i in range(TIMELINE_SLOTS):
-                    cur = json.loads(batch[i][1]["cursor"]) if i < len(batch) else {"id": "unused", "after": None}
+                    cur = json.loads(job.items[i][1]["cursor"]) if i < len(job.items) else {"id": "unused", "after": None}
                     variables[f"id{i}"], variables[f"a{i}"] = cur["id"], cur["after"]
                     if i:
-                        variables[f"use{i}"] = i < len(batch)
+                        variables[f"use{i}"] = i < len(job.items)
                 return self.client.query("timeline_more", variables)
 
-            for batch, body in self._fetch_all(batches, fetch):
+            def store(job: Job, body: dict[str, Any]) -> None:
                 records: list[Any] = []
                 states = []
-                for i, ((repo, stage), st) in enumerate(batch):
+                for i, ((repo, stage), st) in enumerate(job.items):
+                    page[(repo, stage)] = job.size or TIMELINE_PAGE
                     node = (body.get("data") or {}).get(f"p{i}") or {}
                     conn = node.get("timelineItems") or {"nodes": [], "pageInfo": {}}
                     number = int(stage.split("#", 1)[1])
@@ -478,9 +647,53 @@ class Collector:
                         states.append((repo, stage, self.opt.as_of, "pending", json.dumps({**cur, "after": info["endCursor"]}), None))
                     else:
                         states.append((repo, stage, self.opt.as_of, "done", None, None))
-                with self.store.transaction():
-                    self.store.upsert(records)
-                    self.store.set_states(states)
+                self._write(_Writes(records, states))
+
+            self._run_jobs(jobs, fetch, store, "timeline", lambda j: [k[0] for k, _ in j.items], MIN_TIMELINE_PAGE)
+
+    # -- authors: had a returning author committed before? ----------------------------------
+
+    def _authors(self, repos: list[str]) -> None:
+        """For each author whose PRs in the window read CONTRIBUTOR (an association GitHub computes
+        when read, so a first-timer merged since reads it too), fetch their latest commit before their
+        first PR of the window: present, they are no first-timer (SPEC section 3). One point a 100."""
+        states = self.store.states("author#")
+        wanted: list[tuple[str, str, str, str]] = []  # (repo, login, node id, until)
+        bots: dict[str, Bots] = {}
+        for repo, login, node_id, first in self.store.returning_authors(repos, self.start, self.end):
+            if not node_id or bots.setdefault(repo, Bots(self.rules.bots, repo)).is_bot(login, "User"):
+                continue
+            until = (first - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            st = states.get((repo, f"author#{login.lower()}"))
+            if st and st["status"] == "done":
+                found, asked = st["detail"], json.loads(st["cursor"])["until"]
+                # Known already: a commit before this instant, or none up to a later one.
+                if (found is not None and found <= until) or (found is None and asked >= until):
+                    continue
+            wanted.append((repo, login, node_id, until))
+
+        def fetch(job: Job) -> dict[str, Any]:
+            items = job.items
+
+            def extra(i: int, n: int) -> dict[str, Any]:
+                _, _, node_id, until = items[i] if i < n else ("", "", "unused", "2000-01-01T00:00:00Z")
+                return {f"u{i}": node_id, f"t{i}": until}
+
+            return self.client.query("author_history", _slot_vars(_pairs(x[0] for x in items), AUTHOR_SLOTS, extra))
+
+        def store(job: Job, body: dict[str, Any]) -> None:
+            records, rows = [], []
+            for i, (repo, login, _, until) in enumerate(job.items):
+                node = (body.get("data") or {}).get(f"c{i}") or {}
+                found = mapping.commits(repo, mapping.history_of(node))
+                records += found
+                at = found[0].committed_at.strftime("%Y-%m-%dT%H:%M:%SZ") if found else None
+                rows.append((repo, f"author#{login.lower()}", self.opt.as_of, "done", json.dumps({"until": until}), at))
+            self._write(_Writes(records, rows))
+            self.progress("returning authors", len(job.items), len(wanted))
+
+        self._run_jobs([Job(tuple(b)) for b in _chunks(wanted, AUTHOR_SLOTS)], fetch, store, "authors",
+                       lambda j: [x[0] for x in j.items])
 
     # -- CI on recent merged PRs -----------------------------------------------------------
 
@@ -489,18 +702,23 @@ class Collector:
         wanted: list[tuple[str, int, str]] = []
         for repo in todo:
             wanted += [(repo, number, node_id) for number, node_id in self.store.merged_without_ci(repo, self.start, self.ci_sample)]
-        by_batch = list(_chunks(wanted, CI_BATCH))
-        for batch, body in self._fetch_all(by_batch, lambda b: self.client.query("ci_checks", _id_vars([x[2] for x in b]))):
+
+        def fetch(job: Job) -> dict[str, Any]:
+            return self.client.query("ci_checks", _id_vars([x[2] for x in job.items]))
+
+        def store(job: Job, body: dict[str, Any]) -> None:
             checks: dict[str, dict[int, bool]] = {}
-            for (repo, number, _), node in zip(batch, _id_nodes(body)):
+            for (repo, number, _), node in zip(job.items, _id_nodes(body)):
                 commits = ((node or {}).get("commits") or {}).get("nodes") or []
                 rollup = (commits[0].get("commit") or {}).get("statusCheckRollup") if commits else None
                 checks.setdefault(repo, {})[number] = rollup is not None
             with self.store.transaction():
                 for repo, found in checks.items():
                     self.store.set_has_ci(repo, found)
+
+        self._run_jobs([Job(tuple(b)) for b in _chunks(wanted, CI_BATCH)], fetch, store, "ci", lambda j: [x[0] for x in j.items])
         with self.store.transaction():
-            self.store.set_states([(r, "ci", self.opt.as_of, "done", None, None) for r in todo])
+            self.store.set_states([(r, "ci", self.opt.as_of, "done", None, None) for r in todo if r not in self._errors])
 
     # -- good first issues -----------------------------------------------------------------
 
@@ -513,38 +731,60 @@ class Collector:
             self.store.delete_repo_rows("issues", [r for r in todo if not labels[r]])
             self.store.set_states([(r, "issues", self.opt.as_of, "done", None, None) for r in todo if not labels[r]])
 
-        def fetch(batch: Sequence[str]) -> dict[str, Any]:
-            pairs = [tuple(r.split("/", 1)) for r in batch]
+        def fetch(job: Job) -> dict[str, Any]:
+            batch = job.items
             return self.client.query("good_first_issues", _slot_vars(
-                pairs, GFI_SLOTS, lambda i, n: {f"l{i}": labels[batch[i]] if i < n else ["none"]}))  # type: ignore[arg-type]
+                _pairs(batch), GFI_SLOTS, lambda i, n: {f"l{i}": labels[batch[i]] if i < n else ["none"]}))
 
-        for batch, body in self._fetch_all(list(_chunks(with_labels, GFI_SLOTS)), fetch):
+        def store(job: Job, body: dict[str, Any]) -> None:
             with self.store.transaction():
-                self.store.delete_repo_rows("issues", batch)
-                for i, repo in enumerate(batch):
+                self.store.delete_repo_rows("issues", job.items)
+                for i, repo in enumerate(job.items):
                     node = (body.get("data") or {}).get(f"r{i}") or {}
                     issues = [Issue(repo, n["number"], n.get("title") or "", "OPEN", tuple(labels[repo]), 0, mapping.ts(n.get("createdAt")))
                               for n in ((node.get("issues") or {}).get("nodes") or [])]
                     self.store.upsert(issues)
-                self.store.set_states([(r, "issues", self.opt.as_of, "done", None, None) for r in batch])
+                self.store.set_states([(r, "issues", self.opt.as_of, "done", None, None) for r in job.items])
+
+        self._run_jobs([Job(tuple(b)) for b in _chunks(with_labels, GFI_SLOTS)], fetch, store, "issues", lambda j: j.items)
 
     # -- dependents ------------------------------------------------------------------------
 
     def _dependents(self, repos: list[str]) -> None:
+        """One lookup a repository on the dependents service. When it cannot be reached or keeps
+        failing, say so once, stop asking, and leave the rest missing (never zero) for the next run."""
         if not self.opt.dependents_api:
             return
         todo = self._todo("dependents", repos)
         url = self.opt.dependents_api.rstrip("/") + "/api/v1/packages/lookup"
+        failures_running = 0
 
         def fetch(repo: str) -> Any:
-            return self.client.get_json(url, {"repository_url": f"https://github.com/{repo}"})
+            try:
+                return self.client.get_json(url, {"repository_url": f"https://github.com/{repo}"})
+            except NetworkError as err:
+                return err
 
-        for chunk in _chunks(todo, DEPENDENTS_BATCH):  # written a chunk at a time: one transaction per lookup crawls
-            found = [(repo, mapping.dependents(repo, packages if isinstance(packages, list) else None))
-                     for repo, packages in self._fetch_all(list(chunk), fetch)]
-            with self.store.transaction():
-                self.store.delete_repo_rows("dependents", chunk)
-                self.store.upsert([dep for _, dep in found if dep])
-                self.store.set_states([(repo, "dependents", self.opt.as_of, "done", None, None) for repo, _ in found])
+        for n, chunk in enumerate(_chunks(todo, DEPENDENTS_CHUNK)):
+            if failures_running >= DEPENDENTS_BREAKER:
+                left = len(todo) - n * DEPENDENTS_CHUNK
+                self.summary.dependents_missing += left
+                text = (f"the dependents service at {self.opt.dependents_api} kept failing ({failures_running} lookups in a row); "
+                        f"stopped asking: dependents are missing for {left:,} repositories this run, and the next run asks again")
+                self.summary.notices.append(text)
+                self._notice(text)
+                return
+            found, done = [], []
+            for repo, packages in self._fetch_all(list(chunk), fetch):
+                if isinstance(packages, NetworkError):
+                    failures_running += 1
+                    self.summary.dependents_missing += 1
+                    continue
+                failures_running = 0
+                done.append(repo)
+                found.append(mapping.dependents(repo, packages if isinstance(packages, list) else None))
+            with self.store.transaction():  # written a chunk at a time: one transaction per lookup crawls
+                self.store.delete_repo_rows("dependents", done)
+                self.store.upsert([dep for dep in found if dep])
+                self.store.set_states([(repo, "dependents", self.opt.as_of, "done", None, None) for repo in done])
             self.progress("dependents", len(chunk), len(todo))
-

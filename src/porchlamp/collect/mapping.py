@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from porchlamp.models import Account, Commit, CommunityFiles, Dependents, PullRequest, Repository, TimelineItem
+from porchlamp.models import DOCUMENT_CHARS, Account, Commit, CommunityFiles, Dependents, PullRequest, Repository, TimelineItem
 
 KIND_OF_TYPE = {
     "IssueComment": "comment",
@@ -93,7 +93,9 @@ def community(node: dict[str, Any], ai_files: Iterable[str]) -> CommunityFiles:
     paths = set(root) | {f".github/{n}" for n in github} | {f"docs/{n}" for n in docs}
     owners_text = next((b["text"] for b in (node.get("codeownersGithub"), node.get("codeownersRoot"), node.get("codeownersDocs"))
                         if b and b.get("text") is not None), None)
-    template = next((b["text"] for b in (node.get("prTemplate"), node.get("prTemplateUpper")) if b and b.get("text") is not None), None)
+    template = _first_text(node, "prTemplate", "prTemplateUpper")
+    contributing_text = _first_text(node, "contributingRoot", "contributingGithub", "contributingDocs")
+    readme = _first_text(node, "readmeMd", "readmeRst", "readmePlain")
     return CommunityFiles(
         repo=node["nameWithOwner"],
         contributing="contributing.md" in low,
@@ -103,7 +105,14 @@ def community(node: dict[str, Any], ai_files: Iterable[str]) -> CommunityFiles:
         codeowners=codeowners(owners_text),
         ai_policy=tuple(p for p in ai_files if p in paths),
         pr_template=template,
+        contributing_text=None if contributing_text is None else contributing_text[:DOCUMENT_CHARS],
+        readme_text=None if readme is None else readme[:DOCUMENT_CHARS],
     )
+
+
+def _first_text(node: dict[str, Any], *keys: str) -> str | None:
+    """The text of the first of these blobs that exists (a binary or missing one has none)."""
+    return next((b["text"] for b in (node.get(k) for k in keys) if b and b.get("text") is not None), None)
 
 
 def commits(repo: str, history: dict[str, Any] | None) -> list[Commit]:
@@ -146,7 +155,8 @@ def pull_request(repo: str, n: dict[str, Any]) -> tuple[PullRequest, Account | N
         is_draft=bool(n.get("isDraft")), state=n.get("state") or "OPEN", merged_at=ts(n.get("mergedAt")), merged_by=merged_by,
         closed_at=ts(n.get("closedAt")), updated_at=ts(n.get("updatedAt")), body=n.get("body") or "", has_ci=None,
     )
-    account = Account(login, type_ or "User", ts((n.get("author") or {}).get("createdAt"))) if login else None
+    author = n.get("author") or {}
+    account = Account(login, type_ or "User", ts(author.get("createdAt")), author.get("id")) if login else None
     items = timeline_items(repo, n["number"], ((n.get("timelineItems") or {}).get("nodes")) or [])
     return pr, account, items
 

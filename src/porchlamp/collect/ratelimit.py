@@ -23,6 +23,17 @@ class Decision:
     action: str  # "proceed", "retry" or "fail"
     wait: float = 0.0  # seconds to wait before retrying
     reason: str = ""
+    timeout: bool = False  # the shape of a query that ran out of time: a smaller one may pass
+
+
+def _is_timeout(status: int | None, body: Any) -> bool:
+    """GitHub's answers to a query it could not finish in time: HTTP 502 or 504 (with a JSON or an
+    HTML body), or HTTP 200 with `data: null` and "...may be the result of a timeout..."."""
+    if status in (502, 504):
+        return True
+    if status == 200 and isinstance(body, dict) and body.get("data") is None:
+        return any("timeout" in str(e.get("message", "")).lower() for e in body.get("errors") or [] if isinstance(e, dict))
+    return False
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:
@@ -50,10 +61,12 @@ def backoff(attempt: int, jitter: float) -> float:
 def decide(status: int | None, headers: Mapping[str, str], body: Any, attempt: int, now: float, jitter: float = 0.5) -> Decision:
     """The decision after attempt number `attempt` (1-based). `status` None means the connection
     failed; `body` is the parsed JSON, or None when it could not be parsed."""
+    timeout = _is_timeout(status, body)
+
     def retry(wait: float, reason: str) -> Decision:
         if attempt >= MAX_ATTEMPTS:
-            return Decision("fail", 0.0, f"{reason}; gave up after {attempt} attempts")
-        return Decision("retry", wait, reason)
+            return Decision("fail", 0.0, f"{reason}; gave up after {attempt} attempts", timeout)
+        return Decision("retry", wait, reason, timeout)
 
     if status is None:
         return retry(backoff(attempt, jitter), "connection failed")
@@ -94,6 +107,8 @@ def decide(status: int | None, headers: Mapping[str, str], body: Any, attempt: i
         return Decision("fail", 0.0, f"GitHub rejected the query: {query_faults[0].get('message', '')}")
     if errors and body.get("data") is None:
         messages = "; ".join(str(e.get("message", "")) for e in errors if isinstance(e, dict))
+        if timeout:
+            return retry(backoff(attempt, jitter), f"timed out: {messages}")
         if all(isinstance(e, dict) and "type" not in e and "path" not in e for e in errors):
             # Errors about the query itself (validation, pagination limits): retrying cannot help.
             return Decision("fail", 0.0, f"GitHub rejected the query: {messages}")

@@ -33,6 +33,7 @@ class Faults:
     rates: dict[str, float] = field(default_factory=dict)
     seed: int = 0
     slow_seconds: float = 0.2
+    pinned: frozenset[str] = frozenset()  # owner/name (lower case): every request touching one gets a 502
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
@@ -44,12 +45,17 @@ class Faults:
             return cls()
         rates: dict[str, float] = {}
         seed, slow = 0, 0.2
+        pinned: set[str] = set()
         for part in spec.split(","):
             key, sep, value = part.strip().partition("=")
             if not sep:
                 raise FaultSpecError(f"fault spec part {part!r} is not key=value")
             try:
-                if key == "seed":
+                if key == "pin":
+                    if value.count("/") != 1:
+                        raise FaultSpecError(f"fault spec {part!r}: pin takes owner/name, the repository every request about fails")
+                    pinned.add(value.lower())
+                elif key == "seed":
                     seed = int(value)
                 elif key == "slow_seconds":
                     slow = float(value)
@@ -61,14 +67,14 @@ class Faults:
                 elif key == "all":
                     rates.update({k: float(value) for k in KINDS})
                 else:
-                    raise FaultSpecError(f"unknown fault {key!r}; known: {', '.join(KINDS)}, all, seed, slow_seconds")
+                    raise FaultSpecError(f"unknown fault {key!r}; known: {', '.join(KINDS)}, all, seed, slow_seconds, pin")
             except ValueError as err:
                 if isinstance(err, FaultSpecError):
                     raise
                 raise FaultSpecError(f"fault spec {part!r}: {value!r} is not a number") from None
         if sum(rates.values()) > 1:
             raise FaultSpecError(f"fault rates add up to {sum(rates.values()):.2f}; they must not exceed 1")
-        return cls(rates, seed, slow)
+        return cls(rates, seed, slow, frozenset(pinned))
 
     def draw(self) -> str | None:
         """The fault for the next request, or None."""

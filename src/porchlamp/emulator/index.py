@@ -14,6 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from porchlamp.sample.associations import RepoHistory
 from porchlamp.sample.world import iter_rows, read_meta
 
 
@@ -26,6 +27,7 @@ class RepoEntry:
     commits: list[dict[str, Any]] = field(default_factory=list)  # newest first
     issues: list[dict[str, Any]] = field(default_factory=list)  # newest first
     tree: dict[str, Any] = field(default_factory=dict)  # path -> "tree" | blob text
+    roles: list[dict[str, Any]] = field(default_factory=list)  # public OWNER / MEMBER / COLLABORATOR
 
 
 class WorldIndex:
@@ -36,8 +38,11 @@ class WorldIndex:
         self.meta = read_meta(world)
         # Everything at or after midnight of the clock's day has not happened yet.
         cut = f"{clock.isoformat()}T00:00:00Z" if clock else None
+        # Associations are what GitHub computes when the object is read: at the clock, else the world's end.
+        self.read_at = cut or f"{self.meta['as_of']}T00:00:00Z"
         self.repos: dict[str, RepoEntry] = {}
         self.accounts: dict[str, dict[str, Any]] = {r["login"]: r for r in iter_rows(world, "accounts")}
+        self.login_of_id: dict[str, str] = {r["node_id"]: r["login"] for r in self.accounts.values() if r.get("node_id")}
         community = {r["repo"]: r for r in iter_rows(world, "community")}
         deps = {r["repo"]: r for r in iter_rows(world, "dependents")}
         for row in iter_rows(world, "repositories"):
@@ -65,7 +70,11 @@ class WorldIndex:
                 if table == "pulls":
                     self.pull_by_id[row["node_id"]] = (row["repo"], row["number"])
                     self.pulls[(row["repo"], row["number"])] = row
+        if (self.path / "roles.jsonl.gz").exists():
+            for role in iter_rows(world, "roles"):
+                self.repos[role["repo"].lower()].roles.append(role)
         for entry in self.repos.values():
+            self._associations(entry)
             if cut and (entry.row.get("pushed_at") or "") >= cut:
                 entry.row = {**entry.row, "pushed_at": max((c["committed_at"] for c in entry.commits), default=entry.row["created_at"])}
             entry.pulls.sort(key=lambda p: (p["created_at"], p["number"]), reverse=True)
@@ -94,6 +103,23 @@ class WorldIndex:
         row["updated_at"] = max(times)
         return row
 
+    def _associations(self, entry: RepoEntry) -> None:
+        """Every authorAssociation of the repository as read at `read_at`: a first-timer whose PR was
+        merged since reads CONTRIBUTOR, as on GitHub."""
+        history = RepoHistory.of(entry.roles, entry.commits)
+        types = {login: a.get("type") for login, a in self.accounts.items()}
+        first_pr: dict[str, int] = {}
+        for pr in sorted(entry.pulls, key=lambda p: (p["created_at"], p["number"])):
+            if pr["author"]:
+                first_pr.setdefault(pr["author"].lower(), pr["number"])
+        for pr in entry.pulls:
+            first = bool(pr["author"]) and first_pr.get(pr["author"].lower()) == pr["number"]
+            pr["author_association"] = history.association(pr["author"], pr["author_type"], self.read_at, first)
+            for item in self.timeline.get((pr["repo"], pr["number"]), ()):
+                if item["kind"] in ("comment", "review"):
+                    item["actor_association"] = history.association(item["actor"], item["actor_type"] or types.get(item["actor"] or ""),
+                                                                    self.read_at, False)
+
     def repo(self, owner: str, name: str) -> RepoEntry | None:
         key = f"{owner}/{name}".lower()
         key = self.renamed.get(key, key).lower()
@@ -112,6 +138,10 @@ def _tree(row: dict[str, Any], c: dict[str, Any]) -> dict[str, Any]:
         tree[".github/CODEOWNERS"] = "".join(f"* @{login}\n" for login in c["codeowners"])
     if c.get("pr_template"):
         tree[".github/pull_request_template.md"] = c["pr_template"]
+    if c.get("contributing_text") is not None:
+        tree["CONTRIBUTING.md"] = c["contributing_text"]
+    if c.get("readme_text") is not None and "README.md" in row["root_files"]:
+        tree["README.md"] = c["readme_text"]
     for path in c.get("ai_policy") or ():
         tree[path] = "Contributions made with AI assistance are welcome; disclose them in the PR.\n"
     return tree

@@ -7,6 +7,7 @@ and injected faults; `GET /api/v1/packages/lookup` serves dependents as ecosyste
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import threading
@@ -53,6 +54,45 @@ class Limits:
     points_per_minute: int = 2000
     valid_tokens: frozenset[str] | None = None  # None: any non-empty token is accepted
     scopeless_tokens: frozenset[str] = frozenset()  # accepted, but lacking the scope GitHub asks for
+    # GitHub ends any request it cannot serve within 10 seconds. Here a response whose work (objects
+    # returned, plus characters of text / CHARS_PER_WORK) passes this bound times out, every time it is
+    # asked for; None turns it off. See docs/EMULATOR.md.
+    max_work: int | None = 6_000
+
+
+CHARS_PER_WORK = 500
+TIMEOUT_MESSAGE = ("Something went wrong while executing your query. This may be the result of a timeout, or it could be "
+                   "a GitHub bug. Please include `{id}` when reporting this issue.")
+NGINX_502 = b"<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+NO_USER_AGENT = ("Request forbidden by administrative rules. Please make sure your request has a User-Agent header "
+                 "(https://docs.github.com/en/rest/using-the-rest-api/getting-started-with-the-rest-api#user-agent).")
+
+
+def response_work(data: Any) -> int:
+    """How much a response costs to produce: objects in it, plus its text by CHARS_PER_WORK characters."""
+    objects = chars = 0
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            objects += 1
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+        elif isinstance(x, str):
+            chars += len(x)
+    return objects + chars // CHARS_PER_WORK
+
+
+def timeout_shape(key: bytes) -> tuple[int, Any, dict[str, str]]:
+    """One of GitHub's answers to a query that ran out of time, chosen by the request (the same
+    request always gets the same one): HTTP 502 with `data: null` and the timeout message, HTTP 502
+    with the gateway's HTML page, or HTTP 200 with `data: null` and the message."""
+    digest = hashlib.sha256(key).digest()
+    rid = digest[:8].hex().upper()
+    rid = f"{rid[:4]}:{rid[4:8]}:{rid[8:12]}:{rid[12:16]}"
+    body = {"data": None, "errors": [{"message": TIMEOUT_MESSAGE.format(id=rid)}]}
+    return ((502, body, {}), (502, NGINX_502, {"content-type": "text/html"}), (200, body, {}))[digest[8] % 3]
 
 
 @dataclass
@@ -60,12 +100,13 @@ class Stats:
     requests: int = 0
     points: int = 0
     bytes_sent: int = 0
+    timeouts: int = 0  # heavy queries that ran out of time
     by_status: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
     by_fault: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
     by_operation: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"requests": self.requests, "points": self.points, "bytes_sent": self.bytes_sent,
+        return {"requests": self.requests, "points": self.points, "bytes_sent": self.bytes_sent, "timeouts": self.timeouts,
                 "by_status": {str(k): v for k, v in sorted(self.by_status.items())},
                 "by_fault": dict(sorted(self.by_fault.items())), "by_operation": self.by_operation}
 
@@ -144,6 +185,7 @@ class Emulator:
         self._used: dict[str, tuple[float, int]] = {}  # token -> (window start, points used)
         self._minute: dict[str, tuple[float, int]] = {}
         self._inflight = 0
+        self._documents: dict[str, tuple[Any, list[GraphQLError]]] = {}
         self._httpd = _Server(("127.0.0.1", port), _handler(self))
         self._thread: threading.Thread | None = None
 
@@ -214,8 +256,8 @@ class Emulator:
 
     # -- one request -----------------------------------------------------------------------
 
-    def graphql(self, token: str, body: dict[str, Any]) -> tuple[int, dict[str, Any], dict[str, str]]:
-        """Answer one GraphQL request: (status, JSON body, extra headers)."""
+    def graphql(self, token: str, body: dict[str, Any], raw: bytes = b"") -> tuple[int, Any, dict[str, str]]:
+        """Answer one GraphQL request: (status, JSON body or raw bytes, extra headers)."""
         now = time.monotonic()
         query = body.get("query")
         variables = body.get("variables") or {}
@@ -223,21 +265,21 @@ class Emulator:
         if not isinstance(query, str) or not isinstance(variables, dict):
             return 400, {"message": "Problems parsing JSON", "documentation_url": DOCS}, {}
         try:
-            doc = parse(query)
+            doc, errors = self._document(query)
         except GraphQLError as err:
             loc = err.locations[0] if err.locations else None
             return 200, {"errors": [{"message": f"Parse error: {err.message}",
                                      "locations": [{"line": loc.line, "column": loc.column}] if loc else []}]}, {}
-        errors = validate(self.schema, doc)
         if errors:
             return 200, {"errors": [_github_validation_error(e) for e in errors]}, {}
         try:
             cost = query_cost(self.schema, doc, op_name, variables)
         except CostError as err:
             return 200, {"errors": [{"message": str(err), "type": err.kind}]}, {}
-        if token in self.limits.scopeless_tokens:
-            field = next((f.name.value for f in operation(doc, op_name).selection_set.selections
-                          if isinstance(f, FieldNode) and f.name.value != "rateLimit"), "repository")
+        asks = [f.name.value for f in operation(doc, op_name).selection_set.selections
+                if isinstance(f, FieldNode) and f.name.value != "rateLimit"]
+        if token in self.limits.scopeless_tokens and asks:  # the budget alone needs no scope
+            field = asks[0]
             return 200, {"errors": [{"type": "INSUFFICIENT_SCOPES", "locations": [{"line": 1, "column": 1}], "message":
                                      f"Your token has not been granted the required scopes to execute this query. The '{field}' field "
                                      "requires one of the following scopes: ['public_repo'], but your token has only been granted the: "
@@ -261,18 +303,58 @@ class Emulator:
         rate["nodeCount"] = cost.nodes
         result = execute(self.schema, doc, root_value=_Root(self.world, {k: v for k, v in rate.items() if k != "reset_epoch"}),
                          variable_values=variables, operation_name=op_name)
+        self._count_operation(op_name or "anonymous", cost)
+        if self.limits.max_work is not None and response_work(result.data) > self.limits.max_work:
+            # Ran out of time: the points are spent all the same (GitHub counts timeouts against the
+            # primary limit since 2025-07-21), and nothing comes back.
+            with self._lock:
+                self.stats.timeouts += 1
+            status, data, extra = timeout_shape(raw or json.dumps(body, sort_keys=True).encode())
+            return status, data, {**_rate_headers(rate), **extra}
         out: dict[str, Any] = {}
         if result.errors:
             out["errors"] = [_github_error(e) for e in result.errors]
         out["data"] = result.data
-        self._count_operation(op_name or "anonymous", cost)
         return 200, out, _rate_headers(rate)
+
+    def _document(self, query: str) -> tuple[Any, list[GraphQLError]]:
+        """The parsed document and its validation errors. A document's validity does not depend on
+        its variables, and a collector sends the same few documents again and again: kept once each."""
+        with self._lock:
+            known = self._documents.get(query)
+        if known is None:
+            doc = parse(query)
+            known = (doc, validate(self.schema, doc))
+            with self._lock:
+                if len(self._documents) >= 64:
+                    self._documents.clear()
+                self._documents[query] = known
+        return known
 
     def _count_operation(self, name: str, cost: Cost) -> None:
         with self._lock:
             s = self.stats.by_operation.setdefault(name, {"requests": 0, "points": 0})
             s["requests"] += 1
             s["points"] += cost.points
+
+    def touches_pinned(self, raw: bytes) -> bool:
+        """Does this request name a repository pinned to fail (by owner and name, or by one of its PRs' ids)?"""
+        try:
+            variables = (json.loads(raw or b"{}") or {}).get("variables") or {}
+        except ValueError:
+            return False
+        pinned = self.faults.pinned
+        for k, v in variables.items():
+            if k.startswith("o") and k[1:].isdigit() and f"{v}/{variables.get('n' + k[1:])}".lower() in pinned:
+                return True
+            if k == "owner" and f"{v}/{variables.get('name')}".lower() in pinned:
+                return True
+            ids = v if isinstance(v, list) else [v] if isinstance(v, str) else []
+            for i in ids:
+                hit = self.world.pull_by_id.get(i) if isinstance(i, str) else None
+                if hit and hit[0].lower() in pinned:
+                    return True
+        return False
 
     def authenticate(self, header: str | None) -> tuple[str | None, dict[str, Any] | None]:
         """(token, None) when accepted, else (None, GitHub's 401 body)."""
@@ -374,10 +456,11 @@ def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
                 if fault:
                     emu.stats.by_fault[fault] += 1
                 emu.stats.bytes_sent += len(body)
+            headers = dict(headers or {})
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Type", headers.pop("content-type", "application/json; charset=utf-8"))
             self.send_header("Content-Length", str(len(body)))
-            for k, v in (headers or {}).items():
+            for k, v in headers.items():
                 self.send_header(k, v)
             self.end_headers()
             if fault == "reset":
@@ -390,6 +473,9 @@ def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def _json(self, status: int, data: Any, headers: dict[str, str] | None = None, fault: str | None = None) -> None:
+            if isinstance(data, bytes):  # a gateway's page, not JSON
+                self._send(status, data, headers, fault)
+                return
             self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), headers, fault)
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
@@ -410,6 +496,9 @@ def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
                 return
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            if not (self.headers.get("User-Agent") or "").strip():  # GitHub refuses requests without one
+                self._json(403, {"message": NO_USER_AGENT})
+                return
             token, denied = emu.authenticate(self.headers.get("Authorization"))
             if denied:
                 self._json(401, denied)
@@ -430,6 +519,9 @@ def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
                     emu._inflight -= 1
 
         def _answer(self, token: str, raw: bytes) -> None:
+            if emu.faults.pinned and emu.touches_pinned(raw):
+                self._json(502, {"message": "Server Error"}, fault="pinned")
+                return
             fault = emu.faults.draw()
             now = time.monotonic()
             if fault == "secondary":
@@ -455,15 +547,15 @@ def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 self._json(400, {"message": "Problems parsing JSON", "documentation_url": DOCS})
                 return
-            status, data, headers = emu.graphql(token, body if isinstance(body, dict) else {})
-            if fault == "partial" and status == 200 and isinstance(data.get("data"), dict):
+            status, data, headers = emu.graphql(token, body if isinstance(body, dict) else {}, raw)
+            if fault == "partial" and status == 200 and isinstance(data, dict) and isinstance(data.get("data"), dict):
                 key = next((k for k in data["data"] if k != "rateLimit"), None)
                 if key is not None:
                     data["data"][key] = None
                     data.setdefault("errors", []).append({
                         "path": [key], "message": "Something went wrong while executing your query. This may be the result "
                         "of a timeout, or it could be a GitHub bug. Please include `0000:0000:0000` when reporting this issue."})
-            if fault == "malformed":
+            if fault == "malformed" and not isinstance(data, bytes):
                 text = json.dumps(data).encode()
                 self._send(status, text[: max(1, len(text) // 2)], headers, fault)
                 return

@@ -12,6 +12,7 @@ from typing import Any
 from graphql import GraphQLError
 
 from porchlamp.emulator.index import RepoEntry, WorldIndex
+from porchlamp.sample.associations import user_node_id
 
 ITEM_TYPES = {
     "comment": ("IssueComment", "ISSUE_COMMENT"),
@@ -67,7 +68,7 @@ class Actor:
         acct = world.accounts.get(login) or {}
         self.gql_type = type_ or acct.get("type") or "User"
         self.login = login
-        self.id = f"U_{base64.b64encode(login.encode()).decode()}"
+        self.id = acct.get("node_id") or user_node_id(login)
         self.createdAt = acct.get("created_at")
 
 
@@ -140,9 +141,17 @@ class Commit:
         user = actor(world, row["author_login"], row["author_type"]) if row["author_type"] in (None, "User") else None
         self.author = {"name": row["author_name"], "user": user}
 
-    def history(self, info: Any, first: int | None = None, after: str | None = None, since: str | None = None) -> dict[str, Any]:
+    def history(self, info: Any, first: int | None = None, after: str | None = None, since: str | None = None,
+                until: str | None = None, author: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Commits newest first; `since`/`until` bound the time and `author: {id}` keeps one user's (GitHub:
+        "only commits authored by this user will be returned")."""
         rows = self._e.commits[self._i:]
-        picked = [Commit(self._w, self._e, self._i + k) for k, c in enumerate(rows) if since is None or c["committed_at"] >= since]
+        login = self._w.login_of_id.get((author or {}).get("id") or "") if author and author.get("id") else None
+        if author and author.get("id") and login is None:
+            raise GraphQLError(f"Could not resolve to a User with the global id of '{author['id']}'", extensions={"type": "NOT_FOUND"})
+        picked = [Commit(self._w, self._e, self._i + k) for k, c in enumerate(rows)
+                  if (since is None or c["committed_at"] >= since) and (until is None or c["committed_at"] <= until)
+                  and (login is None or (c["author_login"] or "").lower() == login.lower())]
         return connection(picked, first, after)
 
 

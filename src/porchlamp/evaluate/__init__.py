@@ -3,6 +3,6 @@
 Imports models, config and its own rules only; never the collector, the store or publish.
 """
 
-from porchlamp.evaluate.engine import RepoResult, Snapshot, evaluate_repo, evaluate_snapshot, rerank
+from porchlamp.evaluate.engine import RepoResult, Snapshot, evaluate_repo, evaluate_snapshot, rerank, templates_of
 
-__all__ = ["RepoResult", "Snapshot", "evaluate_repo", "evaluate_snapshot", "rerank"]
+__all__ = ["RepoResult", "Snapshot", "evaluate_repo", "evaluate_snapshot", "rerank", "templates_of"]

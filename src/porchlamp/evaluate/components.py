@@ -64,15 +64,23 @@ def _result(name: str, parts: list[tuple[str, float | None, float]], inputs: dic
     return ComponentResult(name, score, inputs, f"{what}{note}")
 
 
+def response_times(outside: list[PRVerdict], q: float) -> float | None:
+    """The q-quantile of hours to first response over all judged outside PRs, a PR not answered in
+    time counting as never (SPEC section 7): None when that quantile falls on "never"."""
+    never = float("inf")
+    hours = sorted(x.hours_to_response if x.answered and x.hours_to_response is not None else never for x in outside)
+    value = quantile(hours, q)
+    return None if value is None or math.isinf(value) or math.isnan(value) else value
+
+
 def responsiveness(v: list[PRVerdict], settings: Settings) -> ComponentResult:
     outside = [x for x in v if x.outside]
     if not outside:
         return ComponentResult("responsiveness", None, {"outside_prs": 0}, "missing: no judgeable outside PRs")
     window_h = settings.window.response_days * 24.0
-    hours = [x.hours_to_response for x in outside if x.hours_to_response is not None]
     answered = sum(1 for x in outside if x.answered) / len(outside)
     decided = sum(1 for x in outside if x.decided) / len(outside)
-    med, p90 = quantile(hours, 0.5), quantile(hours, 0.9)
+    med, p90 = response_times(outside, 0.5), response_times(outside, 0.9)
     inputs = {
         "outside_prs": len(outside),
         "answered_share": round(answered, 4),
@@ -80,6 +88,7 @@ def responsiveness(v: list[PRVerdict], settings: Settings) -> ComponentResult:
         "p90_hours_to_first_response": None if p90 is None else round(p90, 1),
         "decided_share": round(decided, 4),
     }
+    # A median or p90 that falls on "never" is the worst time there is, not a missing one.
     parts = [("answered share", answered, 0.5), ("median time", time_score(med, window_h), 0.2),
              ("p90 time", time_score(p90, window_h), 0.1), ("decided share", decided, 0.2)]
     return _result("responsiveness", parts, inputs, "answers, speed and decisions on outside PRs")

@@ -13,12 +13,13 @@ from typing import Any
 
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
+from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.components import ComponentResult, all_components
-from porchlamp.evaluate.people import find_maintainers
-from porchlamp.evaluate.pulls import PRVerdict, judge_pulls
+from porchlamp.evaluate.pulls import PRVerdict, judge_pulls, repo_context
 from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.slices import ecosystem, star_bucket
+from porchlamp.evaluate.templates import TemplateIndex, build_index
 from porchlamp.models import Account, RepoData, as_of_instant
 
 STATUS_ORDER = ("not_software", "not_real_project", "no_license", "stale", "black_hole", "undecided", "unrated", "ranked")
@@ -61,11 +62,13 @@ def window(as_of: date, settings: Settings) -> tuple[datetime, datetime]:
 
 
 def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Settings, rules: Rules,
-                  as_of: date) -> RepoResult:
-    """Status, kind, reason and evidence of one repository; components if it reaches scoring."""
+                  as_of: date, templates: TemplateIndex | None = None) -> RepoResult:
+    """Status, kind, reason and evidence of one repository; components if it reaches scoring.
+    `templates` is the snapshot's (templates_of); alone, a repository knows only the curated ones."""
     start, end = window(as_of, settings)
-    maint = find_maintainers(data, start, end, rules)
-    verdicts = judge_pulls(data, accounts, maint, rules, settings, start, end)
+    ctx = repo_context(data, accounts, rules, settings, start, end, templates)
+    maint = ctx.maintainers
+    verdicts = judge_pulls(data, ctx)
     eco, eco_why = ecosystem(data, rules)
     r = data.repo
     base: dict[str, Any] = dict(
@@ -82,8 +85,9 @@ def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Set
         lambda: g.gate_software(r, rules),
         lambda: g.gate_real_project(r),
         lambda: g.gate_license(r),
-        lambda: g.gate_activity(data.commits, rules, start, end),
+        lambda: g.gate_activity(sample, ctx.bots),
     ]
+    sample = g.commit_sample(data.commits, ctx.bots, start, end, settings.window.commit_sample)
     fork_note = None
     for check in checks:
         gr = check()
@@ -91,7 +95,7 @@ def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Set
         fork_note = fork_note or gr.evidence.get("fork_note")
         if not gr.passed:
             return fail(gr, fork_note=fork_note)
-    off = g.gate_off_github(data, verdicts, rules, start, end)
+    off = g.gate_off_github(data, verdicts, ctx, sample)
     done.append(off)
     if not off.passed:
         return fail(off, fork_note=fork_note, review_happens=off.evidence.get("review_happens"))
@@ -128,18 +132,30 @@ class Snapshot:
         return {r.repo: r for r in self.results}
 
 
+def templates_of(repos: Iterable[RepoData], settings: Settings, rules: Rules | None = None) -> TemplateIndex:
+    """The snapshot's templates and the accounts that act as bots, from every repository's comments:
+    the one cross-repository step before repositories are judged one by one."""
+    rules = rules or load_rules(settings)
+    return build_index(repos, lambda repo: Bots(rules.bots, repo), settings.templates, rules.bot_templates)
+
+
 def evaluate_snapshot(
     repos: Iterable[RepoData],
     accounts: Mapping[str, Account],
     settings: Settings,
     as_of: date,
     progress: Callable[[int], None] | None = None,
+    templates: TemplateIndex | None = None,
 ) -> Snapshot:
-    """Evaluate every repository, then score and rank the ranked ones in every profile."""
+    """Evaluate every repository, then score and rank the ranked ones in every profile. Without
+    `templates`, they are found from `repos` first (which are then read twice)."""
     rules = load_rules(settings)
+    if templates is None:
+        repos = list(repos)
+        templates = templates_of(repos, settings, rules)
     results = []
     for data in repos:
-        results.append(evaluate_repo(data, accounts, settings, rules, as_of))
+        results.append(evaluate_repo(data, accounts, settings, rules, as_of, templates))
         if progress:
             progress(1)
     return rerank(Snapshot(as_of, settings, tuple(results)), settings)

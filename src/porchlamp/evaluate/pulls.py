@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from porchlamp.config import Settings
-from porchlamp.evaluate.people import Maintainers, bot_reason, is_bot_text, is_brand_new
+from porchlamp.evaluate.bots import Bots
+from porchlamp.evaluate.people import Maintainers, find_maintainers, first_contributions, is_brand_new
 from porchlamp.evaluate.rules import Rules
+from porchlamp.evaluate.templates import TemplateIndex
 from porchlamp.models import Account, PullRequest, RepoData, TimelineItem
 
 # Exclusion reasons, in the order they are checked; the first that applies is recorded.
@@ -29,7 +31,61 @@ EXCLUSION_REASONS: dict[str, str] = {
     "self_closed": "closed by its author before anyone responded",
 }
 OUTCOMES = ("answered", "closed_silently", "unanswered")
-FIRST_TIMER_ASSOCIATIONS = frozenset({"FIRST_TIMER", "FIRST_TIME_CONTRIBUTOR"})
+RESPONDER_ASSOCIATION = "CONTRIBUTOR"  # has contributed before; maintainers count by Maintainers
+
+
+@dataclass(frozen=True)
+class Context:
+    """What judging one repository's PRs needs besides the PRs: who is who, templates, the window."""
+
+    rules: Rules
+    settings: Settings
+    start: datetime
+    end: datetime
+    bots: Bots
+    templates: TemplateIndex
+    maintainers: Maintainers
+    accounts: Mapping[str, Account]
+    first: Mapping[str, datetime]  # author -> first merged PR or commit seen
+
+
+def repo_context(data: RepoData, accounts: Mapping[str, Account], rules: Rules, settings: Settings, start: datetime,
+                 end: datetime, templates: TemplateIndex | None = None) -> Context:
+    """The Context of one repository; `templates` comes from the whole snapshot (curated only when None)."""
+    templates = templates or TemplateIndex(settings.templates, rules.bot_templates)
+    bots = Bots(rules.bots, data.repo.name_with_owner, templates.behaviour)
+    return Context(rules, settings, start, end, bots, templates, find_maintainers(data, start, end, bots), accounts,
+                   first_contributions(data))
+
+
+def redirect_kind(text: str | None, rules: Rules) -> str | None:
+    """Where a message says review happens instead ("gerrit", "mailing_list", "repo_lockdown"), if it does."""
+    low = (text or "").lower()
+    for kind, markers in (("gerrit", rules.gerrit_markers), ("mailing_list", rules.mailing_list_markers),
+                          ("repo_lockdown", rules.lockdown_markers)):
+        if any(m in low for m in markers):
+            return kind
+    return None
+
+
+def is_response(item: TimelineItem, pr: PullRequest, maintainers: Maintainers, bots: Bots, templates: TemplateIndex,
+                rules: Rules) -> bool:
+    """Is this timeline item the project answering the PR (SPEC section 5)? A comment or review by a
+    person other than the author who is a maintainer or a past contributor, in words of their own:
+    templated text is not an answer, except a maintainer's redirect to where review happens, pasted
+    by hand. The collector calls this same rule to know when a PR's first page settles it."""
+    if item.kind not in ("comment", "review") or not item.actor:
+        return False
+    if pr.author and item.actor.lower() == pr.author.lower():
+        return False
+    if bots.is_bot(item.actor, item.actor_type):
+        return False
+    if not (item.actor in maintainers or item.actor_association == RESPONDER_ASSOCIATION):
+        return False
+    kind = templates.kind(item.body)
+    if kind is None:
+        return True
+    return kind != "automated" and item.actor in maintainers and redirect_kind(item.body, rules) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +112,7 @@ class PRVerdict:
     reviewed_by_other: bool
     reviews: int
     has_ci: bool | None
-    first_timer: bool
+    first_timer: bool | None  # None: not decided (the PR is not an outside PR)
     ai_assisted: bool
     title: str
 
@@ -84,28 +140,10 @@ def clock_start(pr: PullRequest, items: tuple[TimelineItem, ...]) -> tuple[datet
     return pr.created_at, pr.is_draft
 
 
-def _is_responder(item: TimelineItem, pr: PullRequest, maintainers: Maintainers, rules: Rules) -> bool:
-    if item.kind not in ("comment", "review") or not item.actor:
-        return False
-    if pr.author and item.actor.lower() == pr.author.lower():
-        return False
-    if bot_reason(item.actor, item.actor_type, rules) is not None or is_bot_text(item.body, rules):
-        return False
-    return item.actor in maintainers or item.actor_association == "CONTRIBUTOR"
-
-
-def judge_pull(
-    pr: PullRequest,
-    items: tuple[TimelineItem, ...],
-    accounts: Mapping[str, Account],
-    maintainers: Maintainers,
-    rules: Rules,
-    settings: Settings,
-    start: datetime,
-    end: datetime,
-) -> PRVerdict:
-    """The verdict on one PR of a repository, for the window [start, end)."""
-    w = settings.window
+def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context) -> PRVerdict:
+    """The verdict on one PR of a repository, for the window [ctx.start, ctx.end)."""
+    start, end, bots = ctx.start, ctx.end, ctx.bots
+    w = ctx.settings.window
     response_window = timedelta(days=w.response_days)
     seen = tuple(i for i in items if i.created_at < end)
     clock, opened_as_draft = clock_start(pr, seen)
@@ -128,14 +166,14 @@ def judge_pull(
                 author_close = author_close or item.created_at
             else:
                 other_close = other_close or item.created_at
-                if bot_reason(item.actor, item.actor_type, rules) is None and item.actor:
+                if item.actor and not bots.is_bot(item.actor, item.actor_type):
                     human_close = human_close or item.created_at
-        elif _is_responder(item, pr, maintainers, rules):
+        elif is_response(item, pr, ctx.maintainers, bots, ctx.templates, ctx.rules):
             responses.append(Response(item.kind, item.actor, item.created_at))
-        if item.kind == "review" and actor != author and bot_reason(item.actor, item.actor_type, rules) is None:
+        # Review depth counts reviews by others before the merge: what shaped the change.
+        if item.kind == "review" and actor != author and merged_at is None and not bots.is_bot(item.actor, item.actor_type):
             reviews += 1
-            if merged_at is None:
-                reviewed_by_other = True
+            reviewed_by_other = True
     if merged_at is None and pr.merged_at is not None and pr.merged_at < end:
         merged_at = pr.merged_at
         responses.append(Response("merge", pr.merged_by, pr.merged_at))
@@ -145,7 +183,7 @@ def judge_pull(
     if not (start <= pr.created_at < end):
         excluded: str | None = "before_window"
     else:
-        excluded = author_exclusion(pr, accounts, maintainers, rules, settings)
+        excluded = author_exclusion(pr, ctx)
     if excluded is None:
         if opened_as_draft and not any(i.kind == "ready_for_review" for i in seen):
             excluded = "draft"
@@ -166,6 +204,7 @@ def judge_pull(
     decided_by = clock + timedelta(days=w.decided_days)
     decided = (merged_at is not None and merged_at <= decided_by) or (other_close is not None and other_close <= decided_by)
     body = (pr.body or "").lower()
+    before = ctx.first.get(author or "")
     return PRVerdict(
         repo=pr.repo,
         number=pr.number,
@@ -182,41 +221,29 @@ def judge_pull(
         reviewed_by_other=reviewed_by_other,
         reviews=reviews,
         has_ci=pr.has_ci,
-        first_timer=pr.author_association in FIRST_TIMER_ASSOCIATIONS,
-        ai_assisted=any(m in body for m in rules.ai_markers),
+        # Decided for outside PRs only: a maintainer's or a bot's earlier commits may not be collected.
+        first_timer=None if excluded else (author is not None and (before is None or before >= pr.created_at)),
+        ai_assisted=any(m in body for m in ctx.rules.ai_markers),
         title=pr.title,
     )
 
 
-def author_exclusion(pr: PullRequest, accounts: Mapping[str, Account], maintainers: Maintainers, rules: Rules,
-                     settings: Settings) -> str | None:
+def author_exclusion(pr: PullRequest, ctx: Context) -> str | None:
     """Why this PR's author puts it out of the count, if they do."""
     if pr.author is None:
         return "deleted_author"
     if pr.author_type == "Mannequin" or pr.author_association == "MANNEQUIN":
         return "mannequin"
-    if bot_reason(pr.author, pr.author_type, rules) is not None:
+    if ctx.bots.is_bot(pr.author, pr.author_type):
         return "bot"
-    if pr.author in maintainers:
+    if pr.author in ctx.maintainers:
         return "maintainer"
-    acct = accounts.get(pr.author)
-    if is_brand_new(acct.created_at if acct else None, pr.created_at, settings.window.brand_new_account_days):
+    acct = ctx.accounts.get(pr.author)
+    if is_brand_new(acct.created_at if acct else None, pr.created_at, ctx.settings.window.brand_new_account_days):
         return "brand_new_account"
     return None
 
 
-def judge_pulls(
-    data: RepoData,
-    accounts: Mapping[str, Account],
-    maintainers: Maintainers,
-    rules: Rules,
-    settings: Settings,
-    start: datetime,
-    end: datetime,
-) -> list[PRVerdict]:
+def judge_pulls(data: RepoData, ctx: Context) -> list[PRVerdict]:
     """Verdicts on every PR of a repository opened before the snapshot."""
-    return [
-        judge_pull(pr, data.timeline.get(pr.number, ()), accounts, maintainers, rules, settings, start, end)
-        for pr in data.pulls
-        if pr.created_at < end
-    ]
+    return [judge_pull(pr, data.timeline.get(pr.number, ()), ctx) for pr in data.pulls if pr.created_at < ctx.end]

@@ -6,6 +6,8 @@ Reading packaged files is deterministic; nothing here reads the clock or the net
 
 from __future__ import annotations
 
+import csv
+import io
 import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from porchlamp.config import Settings
+from porchlamp.evaluate.bots import BotRules, normalise_login
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -27,9 +30,7 @@ def norm_label(label: str) -> str:
 
 @dataclass(frozen=True)
 class Rules:
-    bot_logins: frozenset[str]
-    bot_sources: dict[str, str]
-    bot_patterns: tuple[str, ...]
+    bots: BotRules
     bot_templates: tuple[str, ...]
     list_topics: frozenset[str]
     docs_topics: frozenset[str]
@@ -54,28 +55,47 @@ class Rules:
     gerrit_markers: tuple[str, ...]
     mailing_list_markers: tuple[str, ...]
     lockdown_markers: tuple[str, ...]
-    template_markers: tuple[str, ...]
+    refusal_phrases: tuple[str, ...]
+    refusal_exceptions: tuple[str, ...]
     commit_trailers: tuple[str, ...]
     bridge_bots: dict[str, str]
 
 
+def _csv(name: str) -> list[dict[str, str]]:
+    text = resources.files("porchlamp.data").joinpath(name).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
 @lru_cache(maxsize=8)
-def _base() -> tuple[dict[str, Any], dict[str, Any]]:
-    return _load("bots.toml"), _load("signals.toml")
+def _base() -> tuple[dict[str, Any], dict[str, Any], tuple[dict[str, str], ...], tuple[dict[str, str], ...]]:
+    return _load("bots.toml"), _load("signals.toml"), tuple(_csv("known_bots.csv")), tuple(_csv("bot_like_humans.csv"))
+
+
+def _bot_rules(bots: dict[str, Any], known_rows: tuple[dict[str, str], ...], human_rows: tuple[dict[str, str], ...],
+               settings: Settings) -> BotRules:
+    known = {normalise_login(r["login"]): r["source"] + (f": {r['note']}" if r.get("note") else "") for r in known_rows}
+    for login in settings.bots.extra_logins:
+        known[normalise_login(login)] = "added in porchlamp.toml"
+    humans = {normalise_login(r["login"]): r["source"] for r in human_rows}
+    for login in settings.bots.extra_humans:
+        humans[normalise_login(login)] = "added in porchlamp.toml"
+    w = bots["words"]
+    return BotRules(
+        known=known,
+        humans=humans,
+        patterns=tuple(p.lower() for p in (*bots["patterns"]["list"], *settings.bots.extra_patterns)),
+        words=BotRules.words_pattern(w["long"], w["short"], w["suffixes"]),
+        project_suffixes=tuple(bots["project"]["suffixes"]),
+    )
 
 
 def load_rules(settings: Settings) -> Rules:
     """The packaged rules, with the bots that configuration adds."""
-    bots, sig = _base()
-    sources = {e["name"].lower(): e["source"] for e in bots["login"]}
-    for login in settings.bots.extra_logins:
-        sources[login.lower()] = "added in porchlamp.toml"
+    bots, sig, known_rows, human_rows = _base()
     sw, eco, fit, og = sig["software"], sig["ecosystems"], sig["systems_fit"], sig["off_github"]
     low = lambda xs: tuple(x.lower() for x in xs)  # noqa: E731
     return Rules(
-        bot_logins=frozenset(sources),
-        bot_sources=sources,
-        bot_patterns=tuple(p.lower() for p in (*bots["patterns"]["list"], *settings.bots.extra_patterns)),
+        bots=_bot_rules(bots, known_rows, human_rows, settings),
         bot_templates=low(sig["bot_text"]["templates"]),
         list_topics=frozenset(sw["list_topics"]),
         docs_topics=frozenset(sw["docs_topics"]),
@@ -100,7 +120,8 @@ def load_rules(settings: Settings) -> Rules:
         gerrit_markers=low(og["gerrit_markers"]),
         mailing_list_markers=low(og["mailing_list_markers"]),
         lockdown_markers=low(og["lockdown_markers"]),
-        template_markers=low(og["template_markers"]),
+        refusal_phrases=low(og["refusal_phrases"]),
+        refusal_exceptions=low(og["refusal_exceptions"]),
         commit_trailers=low(og["commit_trailers"]),
         bridge_bots={k.lower(): v for k, v in og["bridge_bots"].items()},
     )

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from porchlamp.models import DOCUMENT_CHARS
 from porchlamp.sample import names
+from porchlamp.sample.associations import RepoHistory, user_node_id
 from porchlamp.sample.plan import RepoPlan
 
 DAY = timedelta(days=1)
@@ -50,6 +52,30 @@ BOT_COMMENTERS = (
 PERSON_BOT_TEXT = "Deploy Preview for {name} ready!\n\nBuilt without sensitive environment variables. https://deploy-preview.netlify.app"
 MERGE_QUEUE = ("github-merge-queue", "Bot")
 STALE_BOT = ("stale", "Bot")
+# Bots that are plain user accounts: a merge bot (rust-lang's bors), a greeter no list or pattern
+# knows (found by what it does), and a CI bot (GitHub Actions posting as an App).
+MERGE_BOT = ("bors", "User")
+GREETER = ("kindly-greeter", "User")
+GREETING = ("Hi there, and thank you for opening this pull request! A maintainer will look at it soon. Meanwhile, "
+            "please make sure the checks pass and that the description explains the change.")
+CI_APP = ("github-actions", "Bot")
+# A deploy-preview notice no curated list knows, posted under a maintainer's own login by an integration.
+PREVIEW_NOTICE = "Preview of this change is ready at https://pr-{n}.preview.{name}.example.dev (built from {sha}). It updates on every push."
+HAND_REDIRECT = ("Thanks for the patch! We review changes on our mailing list, not on GitHub: please send it with git send-email "
+                 "to dev@lists.{name}.example.org, and see CONTRIBUTING for how.")
+DOC_REDIRECTS = {
+    # how a project's own documents say PRs are not taken on GitHub (wording after openbmc's PR
+    # template, git/git's CONTRIBUTING and FLTK's README)
+    "template": ("gerrit", "Please do not submit a Pull Request via github.  Our project makes use of Gerrit for patch submission "
+                 "and review: https://review.{name}.example.org/"),
+    "contributing": ("mailing_list", "## Contributing to {Name}\n\nThanks for taking the time to contribute! Please be advised that the "
+                     "{Name} community does not use github.com for their contributions. Instead, we use a mailing list "
+                     "(dev@lists.{name}.example.org) for code submissions, code reviews, and bug reports."),
+    "readme": ("repo_lockdown", "# {Name}\n\nThis is a read-only mirror of our main repository. We don't accept pull requests here: "
+               "any pull requests will be automatically closed. Please report bugs on the issue tracker."),
+}
+LONG_TAIL = (50, 500)  # timeline items of a long discussion
+LONG_BODY = (8_000, DOCUMENT_CHARS)  # characters of a long PR body
 
 LICENSES_OK = ("MIT", "Apache-2.0", "BSD-3-Clause", "GPL-3.0", "MPL-2.0", "ISC", "LGPL-2.1", "BSD-2-Clause", "AGPL-3.0", "Unlicense")
 LICENSES_NON_OSI = ("CC-BY-NC-4.0", "BUSL-1.1", "SSPL-1.0", "CC-BY-4.0", "WTFPL")
@@ -75,7 +101,7 @@ def ts(t: datetime) -> str:
 class Person:
     login: str
     type: str
-    assoc: str
+    role: str | None = None  # public OWNER, MEMBER or COLLABORATOR; associations are computed when read
 
 
 @dataclass
@@ -104,7 +130,7 @@ class Pool:
         r = random.Random(f"porchlamp-acct:{self.seed}:{k}")
         login = names.person_login(r, k)
         created = self.now - timedelta(days=r.uniform(250, 4500), seconds=r.randrange(86400))
-        return {"login": login, "type": "User", "created_at": ts(created)}
+        return {"login": login, "type": "User", "created_at": ts(created), "node_id": user_node_id(login)}
 
 
 class PRBuilder:
@@ -130,7 +156,7 @@ class PRBuilder:
             "created_at": ts(at),
             "actor": who.login if who else None,
             "actor_type": who.type if who else None,
-            "actor_association": (who.assoc if who else "NONE") if assoc else None,
+            "actor_association": "NONE" if assoc else None,  # computed when the world is finished
             "body": body,
             "review_state": review_state,
         })
@@ -153,6 +179,16 @@ class PRBuilder:
         self.event("closed", at, who)
         self.state, self.closed_at = "CLOSED", at
 
+    def reopen(self, at: datetime, who: Person) -> None:
+        self.event("reopened", at, who)
+        self.state, self.closed_at = "OPEN", None
+
+    def sort(self) -> None:
+        """Items in time order (planted out of order when a discussion is added around an answer)."""
+        self.items.sort(key=lambda i: i["created_at"])
+        for k, item in enumerate(self.items):
+            item["node_id"] = item["node_id"].rsplit("_", 1)[0] + f"_{k:04d}"
+
     def row(self, title: str, body: str, has_ci: bool) -> dict[str, Any]:
         times = [self.created] + [datetime.strptime(i["created_at"], "%Y-%m-%dT%H:%M:%SZ") for i in self.items]
         return {
@@ -162,7 +198,7 @@ class PRBuilder:
             "title": title,
             "author": self.author.login if self.author else None,
             "author_type": self.author.type if self.author else None,
-            "author_association": self.author.assoc if self.author else "NONE",
+            "author_association": "NONE",  # computed when the world is finished
             "created_at": ts(self.created),
             "is_draft": self.is_draft,
             "state": self.state,
@@ -194,11 +230,12 @@ class RepoBuilder:
 
     def account(self, login: str, type_: str, created: datetime | None) -> None:
         if login not in self.out.accounts:
-            self.out.accounts[login] = {"login": login, "type": type_, "created_at": ts(created) if created else None}
+            self.out.accounts[login] = {"login": login, "type": type_, "created_at": ts(created) if created else None,
+                                        "node_id": user_node_id(login) if type_ == "User" else None}
 
     def bot(self, login: str, type_: str) -> Person:
         self.account(login, type_, datetime(2017, 1, 1))
-        return Person(login, type_, "NONE")
+        return Person(login, type_)
 
     def text(self, default: str) -> str:
         if self.plan.hostile and self.rng.random() < 0.25:
@@ -242,7 +279,7 @@ class RepoBuilder:
             "forks": int(p.stars * r.uniform(0.03, 0.25)),
             "disk_usage_kb": disk,
             "primary_language": max(langs, key=lambda x: x["bytes"])["name"] if langs else None,
-            "languages": langs,
+            "languages": sorted(langs, key=lambda x: -x["bytes"]),  # as GitHub lists them: largest first
             "topics": sorted(set(topics)),
             "license_spdx": license_,
             "default_branch": r.choice(("main", "main", "master", "develop")),
@@ -251,13 +288,15 @@ class RepoBuilder:
             "created_at": ts(self.now - timedelta(days=r.uniform(200, 4000))),
             "pushed_at": None,
         }
-        commits_last = self._commits()
-        repo_row["pushed_at"] = commits_last
+        self.commit_rows: list[dict[str, Any]] = []
+        self._commits()
         self.out.add("repositories", repo_row)
         self.out.add("community", community)
         self._dependents(name)
         self._pulls()
         self._issues(repo_row["has_issues"])
+        self._finish_history()
+        repo_row["pushed_at"] = max(c["committed_at"] for c in self.commit_rows)
         self.out.truth_repo = {
             "status": p.status,
             "kind": p.kind,
@@ -272,6 +311,7 @@ class RepoBuilder:
             "codeowner_only": self.codeowner.login if self.codeowner else None,
             "review_happens": self.review_place,
             "capped": p.capped,
+            "redirect": p.redirect,
         }
         return self.out
 
@@ -300,19 +340,24 @@ class RepoBuilder:
             self.account(m.login, "User", self.now - timedelta(days=r.uniform(400, 5000)))
         if org:
             self.account(owner, "Organization", self.now - timedelta(days=3000))
-        # Private org membership reads as CONTRIBUTOR; only their merges and closes reveal them.
-        self.private = Person(names.person_login(r, salt + 10), "User", "CONTRIBUTOR") if p.private_member else None
+        self.roles = [{"repo": self.nwo, "login": m.login, "role": m.role} for m in self.maintainers]
+        # Private org membership shows no role: such a member reads as CONTRIBUTOR (they commit); only
+        # their merges and closes reveal them.
+        self.private = Person(names.person_login(r, salt + 10), "User") if p.private_member else None
         # Named in CODEOWNERS, with no association that shows it.
-        self.codeowner = Person(names.person_login(r, salt + 11), "User", "NONE") if p.codeowner_only else None
+        self.codeowner = Person(names.person_login(r, salt + 11), "User") if p.codeowner_only else None
         for extra in (self.private, self.codeowner):
             if extra:
                 self.account(extra.login, "User", self.now - timedelta(days=r.uniform(400, 3000)))
+        # Past contributors: commits before the window make them CONTRIBUTOR. A capped project's
+        # outside authors are all such (no first-timers: accessibility cannot be measured).
         self.contributors: list[Person] = []
-        for _ in range(r.randint(0, 4)):
+        for _ in range(r.randint(3, 6) if p.capped else r.randint(0, 4)):
             acct = self.pool.account(self.pool.pick(r))
             self.out.accounts.setdefault(acct["login"], acct)
-            self.contributors.append(Person(acct["login"], "User", "CONTRIBUTOR"))
-        self.responders = self.maintainers + [x for x in (self.private, self.codeowner) if x]
+            if acct["login"] not in {c.login for c in self.contributors}:
+                self.contributors.append(Person(acct["login"], "User"))
+        self.barred: set[str] = set()  # drive-by commenters never become this repository's contributors
         self.review_place: str | None = None
 
     def _content(self, name: str) -> tuple[list[dict[str, Any]], list[str], int, str | None, list[str]]:
@@ -366,14 +411,18 @@ class RepoBuilder:
 
     # -- commits on the default branch -----------------------------------------------------
 
-    def _commits(self) -> str:
-        p, r = self.plan, self.rng
-        out: list[dict[str, Any]] = []
-        humans = self.maintainers + [x for x in (self.private,) if x]
+    def commit(self, at: datetime, login: str | None, name: str, type_: str | None, message: str) -> None:
+        self.commit_rows.append({"repo": self.nwo, "oid": f"{self.rng.getrandbits(160):040x}", "committed_at": ts(at),
+                                 "author_login": login, "author_name": name, "author_type": type_, "message": message})
 
-        def commit(at: datetime, login: str | None, name: str, type_: str | None, message: str) -> None:
-            out.append({"repo": self.nwo, "oid": f"{r.getrandbits(160):040x}", "committed_at": ts(at),
-                        "author_login": login, "author_name": name, "author_type": type_, "message": message})
+    def _commits(self) -> None:
+        """Commits made directly on the default branch (merged PRs add theirs as they merge)."""
+        p, r = self.plan, self.rng
+        humans = self.maintainers + [x for x in (self.private,) if x]
+        commit = self.commit
+        for c in self.contributors:  # what makes them past contributors: commits before the window
+            for _ in range(r.randint(1, 3)):
+                commit(self.between(self.start - 900 * DAY, self.start - 3 * DAY), c.login, c.login.title(), "User", "Fix a bug")
 
         stale = p.status == "stale"
         last_human = self.between(self.start - 700 * DAY, self.start - 2 * DAY) if stale else self.between(self.now - 60 * DAY, self.now - HOUR)
@@ -397,13 +446,47 @@ class RepoBuilder:
             for _ in range(r.randint(2, 12)):
                 at = self.between(self.start, self.now - HOUR)
                 if r.random() < 0.5:
-                    commit(at, "dependabot", "dependabot[bot]", "Bot", "Bump lodash from 4.17.20 to 4.17.21")
+                    # A commit's author is a GitActor whose `user` is a User: an app's commit carries only its name.
+                    commit(at, None, "dependabot[bot]", None, "Bump lodash from 4.17.20 to 4.17.21")
                     self.bot("dependabot", "Bot")
                 else:
                     commit(at, None, "github-actions[bot]", None, "chore: update generated files")
-        for row in out:
+
+    def _finish_history(self) -> None:
+        """Write the repository's commits, PRs and timelines, with every association computed as GitHub
+        computes it when read (here: at the snapshot), and each PR's first-timer truth from history."""
+        history = RepoHistory.of(self.roles, self.commit_rows)
+        at = ts(self.now)
+        first: dict[str, str] = {}
+        for c in self.commit_rows:
+            if c["author_login"]:
+                key = c["author_login"].lower()
+                first[key] = min(first.get(key, c["committed_at"]), c["committed_at"])
+        for b, *_ in self.built:
+            if b.author and b.merged_at:
+                key = b.author.login.lower()
+                first[key] = min(first.get(key, ts(b.merged_at)), ts(b.merged_at))
+        for row in sorted(self.commit_rows, key=lambda c: c["committed_at"]):
             self.out.add("commits", row)
-        return max(row["committed_at"] for row in out)
+        first_pr: dict[str, int] = {}
+        for b, *_ in sorted(self.built, key=lambda x: (x[0].created, x[0].number)):
+            if b.author:
+                first_pr.setdefault(b.author.login.lower(), b.number)
+        for b, title, body, has_ci, truth in self.built:
+            b.sort()
+            row = b.row(title, body, has_ci)
+            author = b.author
+            row["author_association"] = history.association(
+                author.login, author.type, at, first_pr.get(author.login.lower()) == b.number) if author else "NONE"
+            self.out.add("pulls", row)
+            for item in b.items:
+                if item["actor_association"] is not None:
+                    item["actor_association"] = history.association(item["actor"], item["actor_type"], at, False)
+                self.out.add("timeline", item)
+            seen = first.get(author.login.lower()) if author else None
+            truth["first_timer"] = author is not None and (seen is None or seen >= row["created_at"])
+            self.out.truth_prs.append((f"{self.nwo}#{b.number}", truth))
+        self.out.rows["roles"] = list(self.roles)
 
     # -- community files, dependents, issues -----------------------------------------------
 
@@ -424,22 +507,40 @@ class RepoBuilder:
         if self.codeowner:
             owners.append(self.codeowner.login)
         template = None
-        if p.kind == "repo_lockdown":
+        if p.kind == "repo_lockdown" and p.redirect is None:
             template = "This repository does not accept pull requests. Patches go to our Gerrit; see CONTRIBUTING.md."
         elif r.random() < 0.2:
             template = "## What does this PR do?\n\n- [ ] Tests added"
         ai = []
         if r.random() < 0.12:
             ai.append(r.choice(("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md")))
+        name = self.nwo.split("/")[1]
+        contributing = r.random() < (0.45 + 0.5 * self.quality if good else 0.4)
+        guide = (f"# Contributing to {name}\n\nThanks for helping! Open an issue first for large changes. Run the tests "
+                 f"before you send a pull request.")
+        if r.random() < 0.3:
+            # A narrower refusal (React's CONTRIBUTING says this of stable branches): PRs are still taken.
+            guide += " We maintain stable branches separately but we don't accept pull requests to them directly."
+        readme = f"# {name}\n\n{self.nwo} helps developers. Join the mailing list for release announcements."
+        if p.redirect in DOC_REDIRECTS:
+            text = DOC_REDIRECTS[p.redirect][1].format(name=name, Name=name.title())
+            if p.redirect == "template":
+                template = text
+            elif p.redirect == "contributing":
+                contributing, guide = True, text
+            else:
+                readme = text
         return {
             "repo": self.nwo,
-            "contributing": r.random() < (0.45 + 0.5 * self.quality if good else 0.4),
+            "contributing": contributing,
             "code_of_conduct": r.random() < (0.25 + 0.6 * self.quality if good else 0.25),
             "security_policy": r.random() < (0.15 + 0.6 * self.quality if good else 0.15),
             "governance": r.random() < 0.1,
             "codeowners": sorted(set(owners)),
             "ai_policy": ai,
             "pr_template": template,
+            "contributing_text": guide if contributing else None,
+            "readme_text": readme,
         }
 
     def _dependents(self, name: str) -> None:
@@ -478,6 +579,7 @@ class RepoBuilder:
     def _pulls(self) -> None:
         p, r = self.plan, self.rng
         self.issue_specs: list[tuple[datetime, list[str], str, bool]] = []
+        self.built: list[tuple[PRBuilder, str, str, bool, dict[str, Any]]] = []
         latest_judgeable = self.now - RESPONSE - HOUR
         specs: list[tuple[datetime, str, str]] = []  # (clock start, group, outcome or reason)
         outcomes = ["unanswered"] * p.n_unanswered + ["closed_silently"] * p.n_silent
@@ -501,17 +603,32 @@ class RepoBuilder:
         if p.hostile:  # an imported placeholder account whose login is hostile text
             specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", "mannequin"))
         if self.plan.kind in ("gerrit", "mailing_list", "repo_lockdown"):
+            name = self.nwo.split("/")[1]
             self.review_place = {
-                "gerrit": f"https://go-review.googlesource.com/q/project:{self.nwo.split('/')[1]}",
+                "gerrit": f"https://go-review.googlesource.com/q/project:{name}",
                 "mailing_list": "the pgsql-hackers mailing list",
                 "repo_lockdown": "Gerrit (PR template: this repository does not accept pull requests)",
             }[self.plan.kind]
+            if p.redirect == "hand":
+                self.review_place = f"dev@lists.{name}.example.org"
+            elif p.redirect in DOC_REDIRECTS:
+                self.review_place = DOC_REDIRECTS[p.redirect][1].format(name=name, Name=name.title())
         specs.sort()
         self.seen_authors: dict[str, int] = {}
-        self.no_merges = p.status == "stale"
+        # Stale projects merge nothing in the window (a merge is a commit), nor do those reviewing elsewhere.
+        self.no_merges = p.status in ("stale", "undecided")
         self.ci_share = min(1.0, max(0.0, self.quality * 1.1 + r.uniform(-0.3, 0.1)))
         # Well-run projects answer faster: a typical first response from about 1 hour to 4 days.
         self.pace_hours = 96 ** (1 - self.quality)
+        active = p.status in ("ranked", "unrated", "black_hole")
+        # Habits of some projects, each planted where it cannot change the planted verdict.
+        self.uses_bors = active and r.random() < 0.12  # merges go through a merge bot under a user account
+        self.greets = active and r.random() < 0.15  # an unlisted greeter account welcomes each PR
+        self.previews = active and r.random() < 0.08 and p.n_outside >= 3  # a preview notice under a maintainer's login
+        self.label_bot = Person(f"{_flat(self.nwo.split('/')[1])}bot", "User") if active and r.random() < 0.1 else None
+        if self.label_bot:
+            self.account(self.label_bot.login, "User", self.now - 800 * DAY)
+        self.heavy = p.heavy  # most PR bodies are long: queries over them time out until split
         number = 0
         for start, group, what in specs:
             number += 1
@@ -522,26 +639,20 @@ class RepoBuilder:
         self.next_number = number + 1
 
     def _outsider(self, start: datetime) -> Person:
-        """An outside author: sometimes one who already sent a PR here (they came back)."""
+        """An outside author: sometimes one who already sent a PR here (they came back), or a past contributor."""
         r = self.rng
+        if self.plan.capped:  # only past contributors: no first-timers to measure
+            return r.choice(self.contributors)
         if self.seen_authors and r.random() < 0.2:
-            login = r.choice(sorted(self.seen_authors))
-            assoc = "CONTRIBUTOR" if self.seen_authors[login] else "NONE"
-        elif self.contributors and r.random() < 0.15:
-            c = r.choice(self.contributors)
-            login, assoc = c.login, "CONTRIBUTOR"
-        else:
+            return Person(r.choice(sorted(self.seen_authors)), "User")
+        if self.contributors and r.random() < 0.15:
+            return r.choice(self.contributors)
+        while True:
             acct = self.pool.account(self.pool.pick(r))
-            self.out.accounts.setdefault(acct["login"], acct)
-            login = acct["login"]
-            if login in {c.login for c in self.contributors}:
-                assoc = "CONTRIBUTOR"
-            elif login in self.seen_authors:
-                assoc = "NONE"
-            else:
-                # The capped case has no first-timers, so accessibility cannot be measured.
-                assoc = "NONE" if self.plan.capped else "FIRST_TIME_CONTRIBUTOR"
-        return Person(login, "User", assoc)
+            if acct["login"] not in self.barred:
+                break
+        self.out.accounts.setdefault(acct["login"], acct)
+        return Person(acct["login"], "User")
 
     def _finish(self, b: PRBuilder, truth: dict[str, Any], body: str = "") -> None:
         r = self.rng
@@ -552,10 +663,24 @@ class RepoBuilder:
             body = "This change fixes the problem described in the linked issue."
             if r.random() < 0.06:
                 body += "\n\n🤖 Generated with Claude Code"
-        self.out.add("pulls", b.row(title, self.text(body), r.random() < self.ci_share))
-        for item in b.items:
-            self.out.add("timeline", item)
-        self.out.truth_prs.append((f"{self.nwo}#{b.number}", truth))
+            if r.random() < (0.6 if self.heavy else 0.004):
+                body = self._long_text(r.randint(*LONG_BODY), body)
+        if b.merged_at is not None and b.author is not None:  # squash-merged: the author's commit lands
+            self.commit(b.merged_at, b.author.login if b.author.type == "User" else None,
+                        b.author.login if b.author.type == "User" else f"{b.author.login}[bot]",
+                        b.author.type if b.author.type == "User" else None, f"{title[:72]} (#{b.number})")
+        self.built.append((b, title, self.text(body), r.random() < self.ci_share, truth))
+
+    def _long_text(self, size: int, head: str) -> str:
+        """A long body: the head, then sections of a design note, log or checklist, up to `size` characters."""
+        r = self.rng
+        parts = [head, "\n\n## Details\n"]
+        n = len(head) + 12
+        while n < size:
+            line = f"- step {len(parts)}: {names.pr_title(r)} ({r.getrandbits(32):08x})\n"
+            parts.append(line)
+            n += len(line)
+        return "".join(parts)[:size]
 
     def _responder(self, author: Person) -> Person:
         """Someone whose reply is the project answering: a maintainer or a past contributor."""
@@ -574,6 +699,28 @@ class RepoBuilder:
             return self.private
         return self.rng.choice(self.maintainers)
 
+    def _public_maintainer(self, not_login: str | None = None) -> Person:
+        """A maintainer whose role shows on everything they do (not the private member)."""
+        pool = [m for m in self.maintainers if m.login != not_login] or self.maintainers
+        return self.rng.choice(pool)
+
+    def _opening(self, b: PRBuilder, start: datetime, author: Person) -> None:
+        """What happens in the first minutes of an outside PR on some projects: CODEOWNERS' automatic
+        review request (GitHub files it under the author), a greeter, a preview notice, a label bot."""
+        r = self.rng
+        if self.out.rows.get("community") and self.out.rows["community"][0]["codeowners"]:
+            b.event("review_requested", start + timedelta(seconds=20), author)
+        if self.greets:
+            b.comment(start + timedelta(seconds=r.randint(5, 50)), self.bot(*GREETER), GREETING)
+            if r.random() < 0.5:
+                b.event("labeled", start + timedelta(seconds=r.randint(51, 90)), Person(*GREETER))
+        if self.previews:
+            who = self._public_maintainer(author.login)
+            b.comment(start + timedelta(seconds=r.randint(60, 240)), who,
+                      PREVIEW_NOTICE.format(n=b.number, name=self.nwo.split("/")[1], sha=f"{r.getrandbits(28):07x}"))
+        if self.label_bot:
+            b.event("labeled", start + timedelta(seconds=r.randint(30, 300)), self.label_bot)
+
     def _outside(self, number: int, start: datetime, outcome: str) -> None:
         r = self.rng
         author = self._outsider(start)
@@ -582,6 +729,8 @@ class RepoBuilder:
         b = PRBuilder(self.nwo, self.plan.index, number, author, created)
         if draft:
             b.event("ready_for_review", start, author)
+        if self.plan.status != "undecided":
+            self._opening(b, start, author)
         truth: dict[str, Any] = {"outside": True, "excluded": None, "outcome": outcome, "first_response": None,
                                  "case": "", "opened_as_draft": draft}
         room = self.now - start  # time left before the snapshot
@@ -597,6 +746,12 @@ class RepoBuilder:
         self.seen_authors[author.login] = int(b.state == "MERGED") or self.seen_authors.get(author.login, 0)
         self._finish(b, truth)
 
+    def _merger(self, author: Person, merger: Person | None = None) -> Person:
+        """Who presses merge: a maintainer, or on some projects the merge bot they instruct."""
+        if self.uses_bors:
+            return self.bot(*MERGE_BOT)
+        return merger or self._maintainer()
+
     def _reviewed_merge(self, b: PRBuilder, at: datetime, author: Person, merger: Person | None = None) -> None:
         """A merge, reviewed first by another maintainer as often as this project reviews."""
         merger = merger or self._maintainer()
@@ -604,7 +759,12 @@ class RepoBuilder:
             reviewer = next((m for m in self.maintainers if m.login not in (author.login, merger.login)), merger)
             if reviewer.login != author.login:
                 b.review(at - timedelta(minutes=30), reviewer, "APPROVED")
-        b.merge(at, merger)
+        if self.uses_bors:
+            instructor = next((m for m in self.maintainers if m.login != author.login), merger)
+            b.comment(at - timedelta(minutes=20), instructor, "@bors r+")
+            b.comment(at - timedelta(minutes=19), self.bot(*MERGE_BOT), f"\N{HOURGLASS} Testing commit {self.rng.getrandbits(40):010x} with merge")
+            b.comment(at - timedelta(minutes=1), self.bot(*MERGE_BOT), "\N{BLACK SUN WITH RAYS} Test successful - checks-actions")
+        b.merge(at, self._merger(author, merger))
 
     def delay(self) -> timedelta:
         """How long a responder takes: heavy-tailed around this project's own pace, within the window."""
@@ -616,8 +776,17 @@ class RepoBuilder:
 
     def _answer(self, b: PRBuilder, start: datetime, author: Person, truth: dict[str, Any], room: timedelta) -> None:
         r = self.rng
-        variant = r.choices(("comment", "review", "merge", "merge_queue", "exact", "after_bot"),
-                            weights=(40, 24, 18, 4, 3, 8))[0]
+        if self.plan.redirect == "hand":  # review elsewhere, said by hand: an answer for each PR (SPEC section 5)
+            at = start + self.delay()
+            who = self._public_maintainer(author.login)
+            b.comment(at, who, HAND_REDIRECT.format(name=self.nwo.split("/")[1]))
+            if r.random() < 0.5 and at + DAY < self.now:
+                b.close(at + self.between_td(HOUR, DAY), who)
+            truth["case"] = "redirect_by_hand"
+            truth["first_response"] = {"kind": "comment", "actor": who.login, "at": ts(at)}
+            return
+        variant = r.choices(("comment", "review", "merge", "merge_queue", "exact", "after_bot", "late_page"),
+                            weights=(40, 24, 18, 4, 3, 8, 3))[0]
         if self.no_merges and variant in ("merge", "merge_queue"):
             variant = "comment"  # a merged outside PR would put a human commit on a stale branch
         truth["case"] = f"answered_{variant}"
@@ -626,13 +795,19 @@ class RepoBuilder:
             login, type_, text = r.choice(BOT_COMMENTERS)
             b.comment(start + timedelta(minutes=2), self.bot(login, type_), text.format(name=self.nwo.split("/")[1], repo=self.nwo))
             variant = "comment"
+        elif variant == "late_page":
+            # The first answer comes after a page's worth of CI reports: only a later timeline page shows it.
+            runs = r.randint(26, 60)
+            at = max(at, start + timedelta(minutes=3 * runs + 10))
+            for k in range(runs):
+                b.comment(start + timedelta(minutes=3 * k + 4), self.bot(*CI_APP), f"CI run {k + 1} of {runs}: all checks passed on {r.getrandbits(28):07x}.")
+            variant = "comment"
         who = self._responder(author)
         if variant in ("comment", "exact"):
             b.comment(at, who, r.choice(("Thanks! Could you add a test?", "LGTM, thanks.", "Looking at this now.")))
             kind = "comment"
         elif variant == "review":
             who = self._maintainer() if who in self.contributors and r.random() < 0.5 else who
-
             b.review(at, who, r.choice(("APPROVED", "CHANGES_REQUESTED", "COMMENTED")), "")
             kind = "review"
         elif variant == "merge":
@@ -644,6 +819,8 @@ class RepoBuilder:
             b.merge(at, who)
             kind = "merge"
         truth["first_response"] = {"kind": kind, "actor": who.login, "at": ts(at)}
+        if b.state == "OPEN" and r.random() < (0.04 if not self.heavy else 0.3):
+            at = self._discussion(b, at, author)
         if b.state == "OPEN" and r.random() < 0.6:
             later = at + self.between_td(HOUR, 20 * DAY)
             if later < self.now:
@@ -651,6 +828,43 @@ class RepoBuilder:
                     self._reviewed_merge(b, later, author)
                 else:
                     b.close(later, self._maintainer())
+
+    def _discussion(self, b: PRBuilder, after: datetime, author: Person) -> datetime:
+        """A long thread after the first answer (50 to 500 timeline items): review rounds, pings, labels,
+        CI reports, the author converting to draft and back, a close and reopen. Only public maintainers
+        act in it, so nothing here changes who is a maintainer; comments are the author's and theirs."""
+        r = self.rng
+        n = r.randint(*LONG_TAIL)
+        end = min(self.now - 2 * DAY, after + 60 * DAY)
+        if end <= after + timedelta(minutes=n):
+            return after
+        times = sorted(self.between(after + timedelta(seconds=1), end) for _ in range(n))
+        draft_open = False
+        for k, at in enumerate(times):
+            roll = r.random()
+            m = self._public_maintainer(author.login)
+            if roll < 0.3:
+                b.comment(at, author, f"Pushed revision {k} ({r.getrandbits(28):07x})." if r.random() < 0.8
+                          else self._long_text(r.randint(1_000, 6_000), f"Notes on revision {k}:"))
+            elif roll < 0.5:
+                b.comment(at, m, f"Round {k}: {names.pr_title(r).lower()}?")
+            elif roll < 0.6:
+                b.review(at, m, r.choice(("COMMENTED", "CHANGES_REQUESTED")), f"See inline notes ({k}).")
+            elif roll < 0.7:
+                b.comment(at, self.bot(*CI_APP), f"CI run {k}: {r.choice(('passed', 'failed'))} on {r.getrandbits(28):07x}.")
+            elif roll < 0.8:
+                b.event(r.choice(("labeled", "assigned")), at, m)
+            elif roll < 0.88:
+                b.event("review_requested", at, author)  # re-requests of review are filed under the author
+            elif roll < 0.94:
+                b.event("ready_for_review" if draft_open else "converted_to_draft", at, author)
+                draft_open = not draft_open
+            else:
+                b.close(at, m)
+                b.reopen(at + timedelta(seconds=1), m)
+        if draft_open:  # ready again before anything else can happen to it
+            b.event("ready_for_review", times[-1] + timedelta(seconds=2), author)
+        return times[-1] + timedelta(seconds=2)
 
     def _no_answer(self, b: PRBuilder, start: datetime, author: Person, room: timedelta) -> str:
         """Plant one way of getting no answer in time; returns its name."""
@@ -678,7 +892,8 @@ class RepoBuilder:
             known = {c.login for c in self.contributors} | set(self.seen_authors) | {author.login}
             if other["login"] not in known:
                 self.out.accounts.setdefault(other["login"], other)
-                b.comment(soon, Person(other["login"], "User", "NONE"), "+1, would love this merged")
+                self.barred.add(other["login"])  # never a contributor here: "+1" stays a stranger's
+                b.comment(soon, Person(other["login"], "User"), "+1, would love this merged")
             else:
                 v = "nothing"
         elif v == "label_only":
@@ -694,12 +909,15 @@ class RepoBuilder:
             b.close(start + RESPONSE + self.between_td(DAY, 3 * DAY), author)
         if self.plan.status == "undecided":
             self._bridge(b, start)
-            v = f"bridge_{self.plan.kind}"
+            v = f"bridge_{self.plan.kind}" if self.plan.redirect is None else f"documents_{self.plan.redirect}"
         return v
 
     def _bridge(self, b: PRBuilder, start: datetime) -> None:
-        """How off-GitHub review shows on a PR: a bridge bot's comment, often a close."""
+        """How off-GitHub review shows on a PR: a bridge bot's comment, often a close. Projects that
+        say so in their own documents show nothing on the PR."""
         k = self.plan.kind
+        if self.plan.redirect is not None:
+            return
         at = start + timedelta(minutes=5)
         if k == "gerrit":
             bot = self.bot(*self.rng.choice((("gerritbot", "User"), ("gopherbot", "User"))))
@@ -731,20 +949,20 @@ class RepoBuilder:
                 # A user account acting as a bot, known only by its name's pattern.
                 login = f"{self.nwo.split('/')[0][:20]}-release-bot"
                 self.account(login, "User", self.now - 900 * DAY)
-                author = Person(login, "User", "CONTRIBUTOR")
+                author = Person(login, "User")
         elif reason == "maintainer":
             author = {"private": self.private, "codeowner": self.codeowner}.get(how) or r.choice(self.maintainers)
         elif reason == "brand_new_account":
             acct = self.pool.account(10_000_000 + self.plan.index * 1000 + number)
             acct["created_at"] = ts(created - self.between_td(HOUR, 29 * DAY))
             self.out.accounts[acct["login"]] = acct
-            author = Person(acct["login"], "User", "FIRST_TIME_CONTRIBUTOR")
+            author = Person(acct["login"], "User")
         elif reason == "deleted_author":
             author = None
         elif reason == "mannequin":
             login = HOSTILE_LOGIN if self.plan.hostile else f"mannequin-{self.plan.index}-{number}"
             self.account(login, "Mannequin", None)
-            author = Person(login, "Mannequin", "MANNEQUIN")
+            author = Person(login, "Mannequin")
         else:
             author = self._outsider(start)
         if reason == "too_young":
@@ -763,11 +981,9 @@ class RepoBuilder:
                 at = created + self.between_td(HOUR, 2 * DAY)
                 if at < self.now:
                     b.comment(at, r.choice(self.maintainers), "Thanks, will review.")
-        elif how == "merged_by_private" and self.private:
+        elif how == "merged_by_private" and self.private and not self.no_merges:
             b.merge(created + self.between_td(HOUR, 6 * DAY), self.private)
-        elif author is not None and reason in ("bot", "maintainer") and r.random() < 0.7 and (
-            reason == "bot" or not self.no_merges
-        ):
+        elif author is not None and reason in ("bot", "maintainer") and r.random() < 0.7 and not self.no_merges:
             merger = next((m for m in (self._maintainer(), *self.maintainers) if m.login != author.login), None)
             if merger:
                 self._reviewed_merge(b, created + self.between_td(HOUR, 6 * DAY), author, merger)
@@ -775,3 +991,8 @@ class RepoBuilder:
             if r.random() < 0.5:
                 b.comment(created + self.between_td(HOUR, 6 * DAY), r.choice(self.maintainers), "Thanks!")
         self._finish(b, truth)
+
+
+def _flat(name: str) -> str:
+    """A repository name as a bot's login would spell it: letters and digits only."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())[:30] or "project"

@@ -31,7 +31,7 @@ def person_login(rng: random.Random, salt: int) -> str:
     style = rng.random()
     if style < 0.3:
         return f"{base}{salt}"
-    if style < 0.6:
+    if style < 0.6 and base != "ci":  # "ci-..." would read as a CI account
         return f"{base}-{syllables(rng, 1)}{salt}"
     return f"{base}{syllables(rng, 1)}{salt}"
 

@@ -75,6 +75,9 @@ class RepoPlan:
     codeowner_only: bool = False
     hostile: bool = False
     capped: bool = False  # planted so the default profile measures under 80%: tier "B (capped)"
+    redirect: str | None = None  # undecided without a bridge bot: "hand" (maintainers' pasted redirect), or the
+    # document that says so: "template" (PR template), "contributing", "readme"
+    heavy: bool = False  # most PR bodies are long, so queries over them time out until split
 
 
 def _draw_stars(rng: random.Random) -> int:
@@ -157,6 +160,11 @@ def _mandatory() -> list[tuple[str, str, dict[str, object]]]:
         ("ranked", "responsive", {"codeowner_only": True}),
         ("ranked", "borderline", {"stars": 3_500}),
         ("ranked", "responsive", {"capped": True, "ecosystem": "Go"}),
+        ("undecided", "mailing_list", {"redirect": "hand"}),
+        ("undecided", "gerrit", {"redirect": "template"}),
+        ("undecided", "mailing_list", {"redirect": "contributing"}),
+        ("undecided", "repo_lockdown", {"redirect": "readme"}),
+        ("ranked", "responsive", {"heavy": True, "stars": 9_000}),
     ]
     return out
 
@@ -182,9 +190,10 @@ def make_plans(n_repos: int, seed: int) -> list[RepoPlan]:
         stars = int(extra.get("stars", stars))  # type: ignore[arg-type]
         eco = str(extra.get("ecosystem", eco))
         n, u, silent = _plan_outcomes(r, status, kind)
-        if extra.get("capped"):
-            u = silent = 0  # a project that answers everyone, scored on too little data to claim an A
+        if extra.get("capped") or extra.get("redirect") == "hand":
+            u = silent = 0  # answers everyone (the capped case on too little data to claim an A)
         active = status in ("black_hole", "ranked", "unrated", "undecided")
+        merging = status in ("black_hole", "ranked", "unrated")  # a private member shows only by merging
         plans.append(
             RepoPlan(
                 index=i,
@@ -196,10 +205,12 @@ def make_plans(n_repos: int, seed: int) -> list[RepoPlan]:
                 n_outside=n,
                 n_unanswered=u,
                 n_silent=silent,
-                private_member=bool(extra.get("private_member", active and r.random() < 0.06)),
+                private_member=bool(extra.get("private_member", merging and r.random() < 0.06)),
                 codeowner_only=bool(extra.get("codeowner_only", active and r.random() < 0.05)),
                 hostile=bool(extra.get("hostile", r.random() < 0.02)),
                 capped=bool(extra.get("capped", False)),
+                redirect=extra.get("redirect"),  # type: ignore[arg-type]
+                heavy=bool(extra.get("heavy", False)),
             )
         )
     return plans

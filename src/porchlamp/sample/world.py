@@ -23,8 +23,11 @@ from porchlamp.models import as_of_instant
 from porchlamp.sample.generator import Pool, RepoBuilder
 from porchlamp.sample.plan import make_plans
 
-WORLD_FORMAT = 1
+WORLD_FORMAT = 2
 TABLES = ("repositories", "accounts", "community", "pulls", "timeline", "commits", "issues", "dependents")
+# Beside the store's tables, what only GitHub knows: each repository's public roles (OWNER, MEMBER,
+# COLLABORATOR), from which associations are computed when read.
+API_TABLES = ("roles",)
 DEFAULT_AS_OF = date(2026, 10, 15)
 
 
@@ -77,7 +80,7 @@ def generate_world(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".world-", dir=out.parent))
     try:
-        writers = {t: _Writer(tmp / f"{t}.jsonl.gz") for t in TABLES if t != "accounts"}
+        writers = {t: _Writer(tmp / f"{t}.jsonl.gz") for t in (*TABLES, *API_TABLES) if t != "accounts"}
         prs_tmp = open(tmp / ".truth-prs", "w", encoding="utf-8")
         pool = Pool(seed, max(500, repos * 12), as_of_instant(as_of))
         accounts: dict[str, dict[str, Any]] = {}

@@ -6,6 +6,7 @@ table's primary key, so writing the same row twice leaves one row.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
@@ -368,6 +369,27 @@ class Store:
             for k, v in zip(data, row):
                 data[k].append(v)
         self.upsert_columns("collect_state", data)
+
+    def delete_states(self, repos: Sequence[str], stage: str) -> None:
+        """Drop one stage's state rows of these repositories (a failure that healed)."""
+        if repos:
+            self._run("DELETE FROM collect_state WHERE stage = ? AND repo IN (SELECT unnest(?::VARCHAR[]))", [stage, list(repos)])
+
+    def returning_authors(self, repos: Sequence[str], start: datetime, end: datetime) -> list[tuple[str, str, str | None, datetime]]:
+        """(repo, login, account id, first PR opened) for authors whose PRs in [start, end) read CONTRIBUTOR."""
+        return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+            "SELECT p.repo, p.author, any_value(a.node_id), min(p.created_at) FROM pulls p LEFT JOIN accounts a ON a.login = p.author "
+            "WHERE p.author_association = 'CONTRIBUTOR' AND p.created_at >= ? AND p.created_at < ? "
+            "AND p.repo IN (SELECT unnest(?::VARCHAR[])) GROUP BY p.repo, p.author ORDER BY p.repo, p.author",
+            [start, end, list(repos)]).fetchall()]
+
+    def collection_errors(self) -> list[dict[str, Any]]:
+        """Repositories whose collection failed at a step, with the step and the error (latest run)."""
+        out = []
+        for r in self.query("SELECT repo, as_of, detail FROM collect_state WHERE stage = 'error' ORDER BY repo"):
+            d = json.loads(r["detail"] or "{}")
+            out.append({"repo": r["repo"], "as_of": r["as_of"], "step": d.get("step"), "error": d.get("error")})
+        return out
 
     def set_repo_name(self, requested: str, actual: str) -> None:
         self._run("INSERT OR REPLACE INTO repo_names VALUES (?, ?)", [requested.lower(), actual])

@@ -222,6 +222,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        4,
+        "project documents for the off-GitHub gate, and account ids for author-filtered commit history",
+        """
+        ALTER TABLE community ADD COLUMN contributing_text VARCHAR;
+        ALTER TABLE community ADD COLUMN readme_text VARCHAR;
+        ALTER TABLE accounts ADD COLUMN node_id VARCHAR;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

@@ -1,0 +1,177 @@
+"""Templated text (SPEC section 5): what integrations post, sometimes under a person's account
+(deploy previews, CLA checks, coverage), found by curated phrases and by repetition over the snapshot.
+
+The same normalised text on many PRs, in several repositories or each time within minutes of a PR
+opening, is a template whoever posts it, and an account that says almost nothing else acts as a
+bot. `sightings` maps one repository; `TemplateCounter` reduces them (columnar, so it scales);
+`TemplateIndex` answers for single comments during evaluation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from porchlamp.config import TemplateSettings
+from porchlamp.evaluate.bots import Bots, normalise_login
+from porchlamp.models import RepoData
+
+_URL = re.compile(r"https?://\S+|www\.\S+")
+_MENTION = re.compile(r"@[\w-]+")
+_HEX = re.compile(r"\b[0-9a-f]{7,64}\b")
+_NUMBER = re.compile(r"\d+")
+_MARKUP = re.compile(r"<[^>]{0,200}>|[*_`#>|~\[\]()!=:-]+")
+_SPACE = re.compile(r"\s+")
+MAX_CHARS = 400  # two messages that agree this far are the same message
+
+
+def normalise(text: str) -> str:
+    """Text with what changes between two posts of one template (links, hashes, numbers, mentions,
+    markup, spacing, case) taken out."""
+    s = _URL.sub(" url ", text.lower())
+    s = _MENTION.sub(" user ", s)
+    s = _HEX.sub(" hex ", s)
+    s = _NUMBER.sub(" n ", s)
+    s = _MARKUP.sub(" ", s)
+    return _SPACE.sub(" ", s).strip()[:MAX_CHARS]
+
+
+def fingerprint(text: str, settings: TemplateSettings) -> int | None:
+    """A 63-bit fingerprint of the normalised text, or None for text too short to call a template
+    ("Thanks!" and "LGTM" repeat everywhere and are people talking)."""
+    norm = normalise(text)
+    if len(norm) < settings.min_chars or norm.count(" ") + 1 < settings.min_words:
+        return None
+    return int.from_bytes(hashlib.blake2b(norm.encode("utf-8"), digest_size=8).digest(), "big") >> 1
+
+
+@dataclass
+class Sightings:
+    """One repository's comments by people: substantial ones fingerprinted, and every comment counted per author."""
+
+    repo: str
+    fingerprints: list[int] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+    fast: list[bool] = field(default_factory=list)
+    actors: list[str] = field(default_factory=list)
+    comments_by: dict[str, int] = field(default_factory=dict)
+
+
+def sightings(data: RepoData, bots: Bots, settings: TemplateSettings) -> Sightings:
+    """Comments and reviews by accounts that are not bots by name or type, in one repository."""
+    out = Sightings(data.repo.name_with_owner)
+    quick = timedelta(minutes=settings.automated_minutes)
+    opened = {pr.number: pr.created_at for pr in data.pulls}
+    for number, items in data.timeline.items():
+        start = opened.get(number)
+        ready = [i.created_at for i in items if i.kind == "ready_for_review"]
+        for item in items:
+            if item.kind not in ("comment", "review") or not item.actor or bots.is_bot(item.actor, item.actor_type):
+                continue
+            login = normalise_login(item.actor)
+            out.comments_by[login] = out.comments_by.get(login, 0) + 1
+            fp = fingerprint(item.body, settings) if item.body else None
+            if fp is None:
+                continue
+            out.fingerprints.append(fp)
+            out.numbers.append(number)
+            out.fast.append(any(t <= item.created_at <= t + quick for t in ([start] if start else []) + ready))
+            out.actors.append(login)
+    return out
+
+
+@dataclass(frozen=True)
+class TemplateIndex:
+    """Templates of one snapshot: curated phrases, and fingerprints found by repetition (each with
+    how it was found), plus the accounts that act as bots because templates are nearly all they say."""
+
+    settings: TemplateSettings
+    markers: tuple[str, ...] = ()
+    found: Mapping[int, str] = field(default_factory=dict)  # fingerprint -> "automated" or "repeated"
+    behaviour: Mapping[str, str] = field(default_factory=dict)  # normalised login -> why it acts as a bot
+
+    def kind(self, body: str | None) -> str | None:
+        """How this text is a template ("curated", "automated", "repeated"), or None when a person wrote it."""
+        if not body:
+            return None
+        low = body.lower()
+        if any(m in low for m in self.markers):
+            return "curated"
+        fp = fingerprint(body, self.settings)
+        return None if fp is None else self.found.get(fp)
+
+    def is_template(self, body: str | None) -> bool:
+        return self.kind(body) is not None
+
+
+class TemplateCounter:
+    """Reduces sightings from any number of repositories (in any order) into a TemplateIndex."""
+
+    def __init__(self, settings: TemplateSettings, markers: tuple[str, ...]) -> None:
+        self.settings, self.markers = settings, markers
+        self._tables: list[pa.Table] = []
+        self._repo_ids: dict[str, int] = {}
+        self._comments: dict[str, int] = {}
+
+    def add(self, s: Sightings) -> None:
+        rid = self._repo_ids.setdefault(s.repo, len(self._repo_ids))
+        for login, n in s.comments_by.items():
+            self._comments[login] = self._comments.get(login, 0) + n
+        if s.fingerprints:
+            self._tables.append(pa.table({
+                "fp": pa.array(s.fingerprints, pa.int64()),
+                "pr": pa.array([(rid << 32) | n for n in s.numbers], pa.int64()),
+                "repo": pa.array([rid] * len(s.fingerprints), pa.int32()),
+                "fast": pa.array(s.fast, pa.bool_()),
+                "actor": pa.array(s.actors, pa.string()),
+            }))
+
+    def merge(self, other: "TemplateCounter") -> None:
+        """Fold in another counter's sightings (a shard reduced elsewhere)."""
+        remap = {rid: self._repo_ids.setdefault(repo, len(self._repo_ids)) for repo, rid in other._repo_ids.items()}
+        for login, n in other._comments.items():
+            self._comments[login] = self._comments.get(login, 0) + n
+        for t in other._tables:
+            old = t.column("repo").to_pylist()
+            new = [remap[r] for r in old]
+            prs = [(remap[r] << 32) | (p & 0xFFFFFFFF) for r, p in zip(old, t.column("pr").to_pylist())]
+            self._tables.append(t.set_column(t.schema.get_field_index("repo"), "repo", pa.array(new, pa.int32()))
+                                 .set_column(t.schema.get_field_index("pr"), "pr", pa.array(prs, pa.int64())))
+
+    def index(self) -> TemplateIndex:
+        st = self.settings
+        if not self._tables:
+            return TemplateIndex(st, self.markers)
+        table = pa.concat_tables(self._tables)
+        groups = table.group_by("fp").aggregate([("pr", "count_distinct"), ("repo", "count_distinct"), ("fast", "sum")])
+        groups = groups.filter(pc.greater_equal(groups["pr_count_distinct"], st.min_prs))
+        found: dict[int, str] = {}
+        for fp, prs, repos, fast in zip(*(groups[c].to_pylist() for c in ("fp", "pr_count_distinct", "repo_count_distinct", "fast_sum"))):
+            if (fast or 0) >= st.automated_share * prs:
+                found[fp] = "automated"
+            elif repos >= st.min_repos:
+                found[fp] = "repeated"
+        behaviour: dict[str, str] = {}
+        if found:
+            hits = table.filter(pc.is_in(table["fp"], value_set=pa.array(list(found), pa.int64())))
+            per = hits.group_by("actor").aggregate([("fp", "count"), ("repo", "count_distinct")])
+            for login, n, repos in zip(*(per[c].to_pylist() for c in ("actor", "fp_count", "repo_count_distinct"))):
+                total = self._comments.get(login, 0)
+                if total >= st.behaviour_min_comments and n >= st.behaviour_share * total and repos >= 2:
+                    behaviour[login] = f"acts as a bot: {n} of its {total} comments are templates, in {repos} repositories"
+        return TemplateIndex(st, self.markers, found, behaviour)
+
+
+def build_index(repos: Iterable[RepoData], bots_for: Any, settings: TemplateSettings, markers: tuple[str, ...]) -> TemplateIndex:
+    """The snapshot's TemplateIndex from its repositories; `bots_for(repo)` gives each one's Bots."""
+    counter = TemplateCounter(settings, markers)
+    for data in repos:
+        counter.add(sightings(data, bots_for(data.repo.name_with_owner), settings))
+    return counter.index()
