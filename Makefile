@@ -5,6 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 GITHUB_SCHEMA := .cache/npm/node_modules/@octokit/graphql-schema/schema.graphql
+AXE           := .cache/npm/node_modules/axe-core/axe.min.js
 
 .PHONY: demo test bench clean
 
@@ -22,7 +23,11 @@ demo: $(STAMP)
 $(GITHUB_SCHEMA):
 	npm install --silent --no-audit --no-fund --prefix .cache/npm @octokit/graphql-schema@15.26.1
 
-test: $(STAMP) $(GITHUB_SCHEMA)
+# axe-core, pinned: the browser tests check every page type for accessibility with it.
+$(AXE):
+	npm install --silent --no-audit --no-fund --prefix .cache/npm axe-core@4.11.0
+
+test: $(STAMP) $(GITHUB_SCHEMA) $(AXE)
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)

@@ -1,12 +1,17 @@
 """API cost of a full collection, and of an incremental one a month later, through the emulator.
 
     .venv/bin/python bench/collect_cost.py [--repos 3000] [--seed 7] [--concurrency 2] [--world DIR] [--later-world DIR]
+                                           [--faults SPEC] [--check] [--only full|incremental]
 
 Full: a world dated 2026-10-15 is served by `porchlamp emulator` in a process of its own (as
 GitHub is) and collected over HTTP into a fresh store. Incremental: the same repositories'
 world dated a month later is first served as it stood on 2026-10-15 and collected in full, then
 served whole and collected again for 2026-11-15; that second run's points over the first's is the
 share. Prints each half as soon as it is known (stderr), then one JSON object (stdout).
+
+`--faults` serves the full half with the emulator's faults on (heavy queries always time out as
+GitHub's would). `--check` compares the full half's store with what a complete collection of the
+world holds (porchlamp.sample.collected), table by table, and its evaluation with `load-world`'s.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ HOUR_SECONDS = 60
 
 
 @contextmanager
-def emulator(world: Path, clock: date | None = None) -> Iterator[str]:
+def emulator(world: Path, clock: date | None = None, faults: str | None = None) -> Iterator[str]:
     """`porchlamp emulator` in its own process; yields its base URL once it answers.
 
     Its rate-limit hour is compressed (HOUR_SECONDS): the points are what is measured, and an
@@ -46,6 +51,8 @@ def emulator(world: Path, clock: date | None = None) -> Iterator[str]:
     cmd = [sys.executable, "-m", "porchlamp", "emulator", "--world", str(world), "--port", str(port), "--hour-seconds", str(HOUR_SECONDS)]
     if clock:
         cmd += ["--clock", clock.isoformat()]
+    if faults:
+        cmd += ["--faults", faults]
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     base = f"http://127.0.0.1:{port}"
@@ -66,8 +73,9 @@ def emulator(world: Path, clock: date | None = None) -> Iterator[str]:
         log.close()
 
 
-def collect(world: Path, db: Path, as_of: date, concurrency: int, clock: date | None = None) -> dict[str, Any]:
-    with emulator(world, clock) as base:
+def collect(world: Path, db: Path, as_of: date, concurrency: int, clock: date | None = None,
+            faults: str | None = None) -> dict[str, Any]:
+    with emulator(world, clock, faults) as base:
         client = GraphQLClient(f"{base}/graphql", "bench", wait_scale=0.001)
         t0 = time.perf_counter()
         with Store(db) as store:
@@ -75,10 +83,37 @@ def collect(world: Path, db: Path, as_of: date, concurrency: int, clock: date | 
                 (world / "repos.txt").read_text().split())
         client.close()
         stats = httpx.get(f"{base}/_emulator/stats", timeout=10).json()
-    out = {k: v for k, v in s.as_dict().items() if k not in ("failures", "renamed")}
+    out = {k: v for k, v in s.as_dict().items() if k not in ("renamed",)}
     out["wall_seconds"] = round(time.perf_counter() - t0, 1)
     out["emulator_points"] = stats.get("points")
+    out["emulator_timeouts"] = stats.get("timeouts")
+    out["emulator_faults"] = stats.get("by_fault")
     return out
+
+
+def check(world: Path, db: Path, tmp: Path) -> dict[str, Any]:
+    """Rows table by table against what a complete collection holds, and evaluation against load-world's."""
+    from porchlamp.config import Settings
+    from porchlamp.sample import load_world
+    from porchlamp.sample.collected import world_as_collected
+    from porchlamp.snapshot import evaluate_store
+    from porchlamp.store import RAW_TABLES
+
+    expected = world_as_collected(world, EARLIER)
+    with Store(db, read_only=True) as s:
+        rows = {t: sorted(map(repr, s.records(t))) == sorted(map(repr, expected[t])) for t in RAW_TABLES}
+    results = {}
+    loaded = tmp / "loaded.duckdb"
+    with Store(loaded) as s:
+        load_world(world, s)
+    for name, path in (("loaded", loaded), ("collected", db)):
+        with Store(path) as s:
+            evaluate_store(s, EARLIER, Settings())
+            results[name] = {t: s.rows(t) for t in ("results", "pr_results", "component_results", "profile_results")}
+    results["loaded"]["pr_results"] = [r for r in results["loaded"]["pr_results"] if r[8] != "before_window"]
+    evaluation = {t: results["collected"][t] == results["loaded"][t] for t in results["collected"]}
+    return {"rows_equal": rows, "evaluation_equal": evaluation,
+            "result_rows": {t: len(v) for t, v in results["collected"].items()}}
 
 
 def world_at(path: Path | None, tmp: Path, name: str, repos: int, seed: int, as_of: date) -> tuple[Path, float]:
@@ -100,17 +135,22 @@ def main() -> None:
     ap.add_argument("--world", type=Path, help="reuse a world dated 2026-10-15 instead of generating one")
     ap.add_argument("--later-world", type=Path, help="reuse a world dated 2026-11-15 (same seed and size) for the incremental half")
     ap.add_argument("--only", choices=("full", "incremental"), help="run one half")
+    ap.add_argument("--faults", help="emulator faults for the full half, e.g. 'all=0.05,seed=5'")
+    ap.add_argument("--check", action="store_true", help="compare the full half with the world, rows and evaluation")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         report: dict[str, Any] = {"benchmark": "collect_cost", "repos": args.repos, "seed": args.seed}
         if args.only != "incremental":
             world, gen = world_at(args.world, tmp, "w", args.repos, args.seed, EARLIER)
-            full = collect(world, tmp / "full.duckdb", EARLIER, args.concurrency)
+            full = collect(world, tmp / "full.duckdb", EARLIER, args.concurrency, faults=args.faults)
             report.update(world_prs=read_meta(world)["counts"]["pulls"], generate_seconds=round(gen, 1), full=full,
                           hours_of_one_token_at_5000_points=round(full["points"] / 5000, 2))
             # Each half as soon as it is known: a long run that is stopped still leaves its figures.
             print(json.dumps({"partial": "full", **full}), file=sys.stderr, flush=True)
+            if args.check:
+                report["check"] = check(world, tmp / "full.duckdb", tmp)
+                print(json.dumps({"partial": "check", **report["check"]}), file=sys.stderr, flush=True)
         if args.only != "full":
             later, _ = world_at(args.later_world, tmp, "later", args.repos, args.seed, LATER)
             db = tmp / "later.duckdb"

@@ -88,6 +88,12 @@ class BotSettings(_Section):
     extra_humans: tuple[str, ...] = Field((), description="people whose logins look like bots, added to the packaged allow-list")
 
 
+class SiteSettings(_Section):
+    start_max_age_days: int = Field(365, ge=7, le=3650, description="'Where to start' lists good first issues opened within this many days")
+    start_per_project: int = Field(5, ge=1, le=20, description="'Where to start' lists at most this many issues per project")
+    start_max_rows: int = Field(500, ge=10, le=5000, description="'Where to start' pages list at most this many issues")
+
+
 DEFAULT_PROFILES: dict[str, dict[str, float]] = {
     "default": {"responsiveness": 40, "accessibility": 15, "governance": 15, "dependents": 15, "review_ci": 15},
     "first-contribution": {
@@ -113,6 +119,7 @@ class Settings(_Section):
     components: ComponentSettings = ComponentSettings()
     bots: BotSettings = BotSettings()
     templates: TemplateSettings = TemplateSettings()
+    site: SiteSettings = SiteSettings()
     profiles: dict[str, dict[str, float]] = Field(default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()})
 
     @field_validator("profiles")

@@ -16,7 +16,7 @@ from porchlamp import __version__
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate import Snapshot, evaluate_snapshot, templates_of
-from porchlamp.evaluate.components import ComponentResult
+from porchlamp.evaluate.components import ComponentResult, response_times
 from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
 from porchlamp.evaluate.report import build_report
 from porchlamp.store import Store
@@ -93,6 +93,7 @@ def snapshot_rows(snap: Snapshot) -> dict[str, dict[str, list[Any]]]:
             "answered": sum(1 for v in outside if v.outcome == "answered"),
             "closed_silently": sum(1 for v in outside if v.outcome == "closed_silently"),
             "unanswered": sum(1 for v in outside if v.outcome == "unanswered"),
+            "median_hours": response_times(outside, 0.5), "p90_hours": response_times(outside, 0.9),
             "evidence": _js(r.evidence()), "maintainers": _js(r.maintainers),
         })
         for v in r.prs:

@@ -36,3 +36,11 @@ def quantile(values: Sequence[float], q: float) -> float | None:
     lo = math.floor(pos)
     hi = math.ceil(pos)
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def quantile_or_never(values: Sequence[float | None], q: float) -> float | None:
+    """The q-quantile of times where None means "never": None when it falls on a never (or there
+    are no values). So the median of [2, 10, never, never] is None: fewer than half happened."""
+    s = sorted(math.inf if v is None else v for v in values)
+    value = quantile(s, q)
+    return None if value is None or math.isinf(value) or math.isnan(value) else value

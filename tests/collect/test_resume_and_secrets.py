@@ -64,7 +64,7 @@ def test_kill_nine_at_ten_points_then_resume(small_world: Path, tmp_path: Path) 
         assert kills >= 8
 
 
-NAMED_POINTS = ["migration:1", "migration:2", "migration:3", "migration:4", "page_received:1", "page_received:9", "page_received:40",
+NAMED_POINTS = ["migration:1", "migration:2", "migration:3", "migration:4", "migration:5", "page_received:1", "page_received:9", "page_received:40",
                 "before_commit:1", "before_commit:8", "before_commit:20", "before_commit:38"]  # of 43 in this run
 
 

@@ -1,4 +1,4 @@
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from helpers import AS_OF, T0, accounts, data, item, judged, pr, repo
@@ -58,6 +58,10 @@ def test_good_first_issues_really_open() -> None:
     res = c.accessibility(data(issues=issues), [], RULES, 3)
     assert res.inputs["good_first_issues_open_unassigned"] == 2
     assert [i["number"] for i in res.inputs["good_first_issues"]] == [1, 4]
+    dated = (*issues, Issue("acme/widget", 6, "f", "OPEN", ("easy",), 0, datetime(2026, 1, 2, tzinfo=timezone.utc)),
+             Issue("acme/widget", 7, "g", "OPEN", ("easy",), 0, datetime(2026, 3, 4, tzinfo=timezone.utc)))
+    listed = c.accessibility(data(issues=dated), [], RULES, 3).inputs["good_first_issues"]
+    assert [(i["number"], i["created"]) for i in listed] == [(7, "2026-03-04"), (6, "2026-01-02"), (1, None), (4, None)]
     assert c.accessibility(data(repo(has_issues=False)), [], RULES, 3).score is None
 
 

@@ -140,7 +140,7 @@ def test_off_github_gerrit_bridge() -> None:
     res = _off(d, v)
     assert (res.passed, res.status, res.kind) == (False, "undecided", "gerrit")
     assert res.evidence["review_happens"] == "https://go-review.googlesource.com/c/widget/+/1"
-    assert res.evidence["quotes"][0]["source"].startswith("#1, gerritbot (a bot)")
+    assert res.evidence["quotes"][0]["source"] == "#1, #2, #3, #4, #5 and 5 more PRs, gerritbot (a bot)"
 
 
 def test_off_github_template_and_trailers() -> None:

@@ -91,7 +91,7 @@ def test_a_maintainers_pasted_redirect_answers_each_pr_and_makes_the_project_und
     assert (result.status, result.kind) == ("undecided", "mailing_list")
     assert result.review_happens == "dev@lists.widget.example.org"
     quotes = result.evidence()["off_github"]["quotes"]
-    assert quotes[0]["source"].startswith("#1, maint (a maintainer, by hand)") and "mailing list" in quotes[0]["text"]
+    assert quotes[0]["source"] == "#1, #2, #3, #4, #5 and 5 more PRs, maint (a maintainer, by hand)" and "mailing list" in quotes[0]["text"]
 
 
 def test_project_documents_that_refuse_prs() -> None:

@@ -16,6 +16,34 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync"]
 
 
+def add_earlier_snapshot(s: Store, days: int = 7) -> dict[str, str]:
+    """A hand-built earlier snapshot beside the evaluated one: the same results `days` earlier,
+    with planted changes (two ranks swapped, a black hole that was ranked, a ranked project that was
+    a black hole, an unrated one that was ranked). Returns repo -> the change planted."""
+    when = s.latest_snapshot()
+    earlier = f"CAST(as_of - INTERVAL {days} DAY AS DATE)"
+    for table in ("snapshots", "results", "profile_results"):
+        s.conn.execute(f"INSERT INTO {table} SELECT * REPLACE ({earlier} AS as_of) FROM {table} WHERE as_of = ?", [when])
+    prev = s.conn.execute(f"SELECT {earlier} FROM snapshots WHERE as_of = ?", [when]).fetchone()[0]
+    ranked = [r[0] for r in s.conn.execute("SELECT repo FROM profile_results WHERE as_of = ? AND profile = 'default' AND rank IS NOT NULL "
+                                           "ORDER BY rank", [when]).fetchall()]
+    hole = s.conn.execute("SELECT repo FROM results WHERE as_of = ? AND status = 'black_hole' ORDER BY repo", [when]).fetchone()[0]
+    unrated = s.conn.execute("SELECT repo FROM results WHERE as_of = ? AND status = 'unrated' ORDER BY repo", [when]).fetchone()[0]
+    first, second, was_hole = ranked[0], ranked[1], ranked[2]
+    ranks = {first: 2, second: 1, hole: len(ranked) + 1, unrated: len(ranked) + 2}
+    for repo, rank in ranks.items():
+        s.conn.execute("UPDATE profile_results SET rank = ? WHERE as_of = ? AND repo = ? AND profile = 'default'", [rank, prev, repo])
+    for repo in (hole, unrated):
+        s.conn.execute("UPDATE results SET status = 'ranked' WHERE as_of = ? AND repo = ?", [prev, repo])
+    s.conn.execute("UPDATE results SET status = 'black_hole' WHERE as_of = ? AND repo = ?", [prev, was_hole])
+    return {first: "moved", second: "moved", hole: "new_black_hole", was_hole: "recovered", unrated: "no_longer_ranked"}
+
+
+@pytest.fixture(scope="session")
+def planted_changes(published: tuple[Path, dict[str, Any]]) -> dict[str, str]:
+    return published[1]["planted_changes"]
+
+
 @pytest.fixture(scope="session")
 def published(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     tmp = tmp_path_factory.mktemp("site")
@@ -24,9 +52,10 @@ def published(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
     with Store(db) as s:
         evaluate_store(s, None, Settings())
         report = report_from_store(s)
+        planted = add_earlier_snapshot(s)
         site = load_site_data(s)
     publish(site, tmp / "site")
-    return tmp / "site", report
+    return tmp / "site", {**report, "planted_changes": planted}
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,10 @@ def _ready(page: Any) -> None:
 
 
 def _rows(page: Any) -> list[list[str]]:
-    return page.eval_on_selector_all("#rankings tbody tr", "rows => rows.map(r => Array.from(r.cells).map(c => c.textContent.trim()))")
+    """Each row's cells as text, the project cell as its name alone (without its flags)."""
+    return page.eval_on_selector_all(
+        "#rankings tbody tr", "rows => rows.map(r => Array.from(r.cells).map((c, i) => i === 1 ? c.querySelector('a').textContent.trim() "
+        ": c.textContent.trim()))")
 
 
 def test_home_lists_ranked_projects(browser: Any, server: Any, published: tuple[Path, dict[str, Any]]) -> None:
@@ -45,12 +48,13 @@ def test_profile_switch_reorders_and_shows_delta(browser: Any, server: Any) -> N
     page.goto(server.url)
     _ready(page)
     before = [r[1] for r in _rows(page)]
-    assert all(r[8] == "0" for r in _rows(page))  # default against itself
+    assert all(r[9] == "0" for r in _rows(page))  # default against itself: the column is hidden there
+    assert not page.is_visible("#rankings tbody tr td.c-delta")
     page.select_option("#profile", "first-contribution")
     page.wait_for_function("document.querySelector('#rankings caption').textContent.startsWith('First contribution')")
     after = _rows(page)
     assert [r[1] for r in after] != before
-    assert any(r[8] not in ("0", "–") for r in after)
+    assert any(r[9] not in ("0", "–") for r in after) and page.is_visible("#rankings tbody tr td.c-delta")
     assert [int(r[0]) for r in after] == list(range(1, len(after) + 1))
     ctx.close()
 
@@ -63,7 +67,7 @@ def test_ecosystem_and_search_filters(browser: Any, server: Any) -> None:
     page.select_option("#ecosystem", eco)
     page.wait_for_function(f"document.querySelector('#rankings caption').textContent.includes({eco!r})")
     rows = _rows(page)
-    assert rows and all(r[6] == eco for r in rows)
+    assert rows and all(r[7] == eco for r in rows)
     name = rows[0][1]
     page.fill("#search", name)
     page.wait_for_function("document.querySelectorAll('#rankings tbody tr').length === 1")
@@ -92,7 +96,7 @@ def test_not_ranked_counts_match_the_report(browser: Any, server: Any, published
     ctx, page, _ = _page(browser)
     page.goto(f"{server.url}not-ranked.html")
     shown = page.eval_on_selector_all("table.funnel td[data-status]", "tds => tds.map(t => [t.dataset.status, t.textContent])")
-    assert {k: int(v) for k, v in shown} == report["funnel"]
+    assert {k: int(v.replace(",", "")) for k, v in shown} == report["funnel"]
     rows = page.eval_on_selector_all("#not-ranked tbody tr", "rs => rs.map(r => r.dataset.status)")
     assert len(rows) == sum(v for k, v in report["funnel"].items() if k != "ranked")
     undecided = page.eval_on_selector_all("#not-ranked tbody tr[data-status='undecided'] td:nth-child(3)", "t => t.map(x => x.textContent)")
@@ -127,7 +131,7 @@ def test_every_view_without_javascript(browser: Any, server: Any) -> None:
     assert "First contribution" in page.inner_text("#rankings caption")
     page.click("nav.views >> text=npm")
     rows = _rows(page)
-    assert rows and all(r[6] == "npm" for r in rows)
+    assert rows and all(r[7] == "npm" for r in rows)
     page.goto(server.url)
     page.click("nav.pager >> text=next")
     assert "page 2" in page.inner_text("#rankings caption") and _rows(page)[0][1] != default_first

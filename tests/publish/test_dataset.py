@@ -34,6 +34,7 @@ def test_json_api_follows_its_schemas(published: tuple[Path, dict[str, Any]]) ->
     assert len(projects) == 300
     for f in projects[:60]:
         jsonschema.validate(json.loads(f.read_text()), schema("project"))
+    jsonschema.validate(json.loads((v1 / "changes.json").read_text()), schema("changes"))
     for f in list((v1 / "shields").rglob("*.json"))[:20]:
         jsonschema.validate(json.loads(f.read_text()), schema("shields"))
 

@@ -21,7 +21,7 @@ from porchlamp.evaluate.people import Maintainers
 from porchlamp.evaluate.pulls import PRVerdict
 from porchlamp.evaluate.rules import Rules, norm_label
 from porchlamp.models import RepoData
-from porchlamp.stats import quantile
+from porchlamp.stats import quantile_or_never
 
 
 @dataclass(frozen=True)
@@ -67,10 +67,7 @@ def _result(name: str, parts: list[tuple[str, float | None, float]], inputs: dic
 def response_times(outside: list[PRVerdict], q: float) -> float | None:
     """The q-quantile of hours to first response over all judged outside PRs, a PR not answered in
     time counting as never (SPEC section 7): None when that quantile falls on "never"."""
-    never = float("inf")
-    hours = sorted(x.hours_to_response if x.answered and x.hours_to_response is not None else never for x in outside)
-    value = quantile(hours, q)
-    return None if value is None or math.isinf(value) or math.isnan(value) else value
+    return quantile_or_never([x.hours_to_response if x.answered else None for x in outside], q)
 
 
 def responsiveness(v: list[PRVerdict], settings: Settings) -> ComponentResult:
@@ -101,7 +98,10 @@ def accessibility(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: 
         open_gfi = [i for i in data.issues if i.state == "OPEN" and i.assignees == 0
                     and any(norm_label(lb) in rules.gfi_labels for lb in i.labels)]
         inputs["good_first_issues_open_unassigned"] = len(open_gfi)
-        inputs["good_first_issues"] = [{"number": i.number, "title": i.title} for i in open_gfi[:20]]
+        # Newest first (a contributor's best chance), undated ones last, in number order.
+        newest = sorted(open_gfi, key=lambda i: (-i.created_at.timestamp() if i.created_at else math.inf, i.number))
+        inputs["good_first_issues"] = [{"number": i.number, "title": i.title,
+                                        "created": i.created_at.date().isoformat() if i.created_at else None} for i in newest[:20]]
         gfi = logcap(len(open_gfi), 10)
     firsts: dict[str, PRVerdict] = {}
     later: dict[str, int] = {}

@@ -127,7 +127,7 @@ def gate_license(repo: Repository) -> GateResult:
         return GateResult("license", False, "no_license", "no_license", "no license: contributions cannot safely be made", ev)
     if spdx.upper() == "NOASSERTION":
         return GateResult("license", False, "no_license", "noassertion",
-                          "license unknown (GitHub reports NOASSERTION): not shown to be open source", ev)
+                          "license unknown: GitHub cannot identify it, so it is not shown to be open source", ev)
     lic = LICENSES.get(spdx)
     ev["osi_approved"] = bool(lic and lic.osi_approved)
     if lic is None:
@@ -227,8 +227,13 @@ def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sam
                 redirected.add(number)
                 votes[kind] = votes.get(kind, 0) + 1
                 by = "a bot" if bots.is_bot(item.actor, item.actor_type) else "a maintainer, by hand"
-                if len(quotes.setdefault(kind, [])) < 3:
-                    quotes[kind].append({"source": f"#{number}, {item.actor} ({by})", "text": _quote(item.body)})
+                said = quotes.setdefault(kind, [])
+                text = _quote(item.body)
+                same = next((q for q in said if q["text"] == text and q["by"] == f"{item.actor} ({by})"), None)
+                if same is not None:  # the same words on another PR: one quote, every PR it stands for
+                    same["prs"].append(number)
+                elif len(said) < 3:
+                    said.append({"text": text, "by": f"{item.actor} ({by})", "prs": [number]})
                 break
     docs = [(kind, name, s) for name, text in (("PR template", data.community.pr_template),
                                                 ("CONTRIBUTING", data.community.contributing_text),
@@ -246,7 +251,7 @@ def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sam
     share = len(redirected) / len(outside) if outside else 0.0
     if votes and share >= 0.5:
         kind = max(sorted(votes), key=lambda k: votes[k])
-        ev["quotes"] = quotes[kind]
+        ev["quotes"] = [{"source": f"{_numbers(q['prs'])}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
         where = _place(" ".join(q["text"] for q in quotes[kind]), kind)
         why = f"{len(redirected)} of {len(outside)} outside PRs were pointed there"
     elif docs:
@@ -268,17 +273,37 @@ def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sam
 
 
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_LIST = re.compile(r"\b(?:the\s+)?[\w.-]+\s+mailing list", re.IGNORECASE)
+
+
+def _numbers(prs: list[int]) -> str:
+    """"#3, #7 and 12 more PRs"."""
+    shown = ", ".join(f"#{n}" for n in prs[:5])
+    return shown + (f" and {len(prs) - 5} more PRs" if len(prs) > 5 else "")
 
 
 def _place(text: str, kind: str) -> str:
     """Where review happens, as the evidence names it: a link, a list's address, or the kind."""
-    m = _URL.search(text) or _EMAIL.search(text)
+    m = _URL.search(text) or _EMAIL.search(text) or (_LIST.search(text) if kind == "mailing_list" else None)
     if m:
         return m.group(0).rstrip(".,;")
     return {"gerrit": "Gerrit", "mailing_list": "a mailing list", "repo_lockdown": "outside GitHub"}[kind]
 
 
 # -- 5. black hole -------------------------------------------------------------------------
+
+
+def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> str:
+    """The one way every page, reason and file says what happened to outside PRs: every PR in
+    exactly one of three counts ("61 of 68 answered within 14 days; 3 closed without an answer; 4
+    with no response")."""
+    n = answered + silent + unanswered
+    parts = [f"{answered} of {n} answered within {days} days"]
+    if silent:
+        parts.append(f"{silent} closed without an answer")
+    if unanswered:
+        parts.append(f"{unanswered} with no response")
+    return "; ".join(parts)
 
 
 def gate_black_hole(verdicts: list[PRVerdict], settings: Settings) -> GateResult:
@@ -299,12 +324,15 @@ def gate_black_hole(verdicts: list[PRVerdict], settings: Settings) -> GateResult
     if n < bh.min_outside_prs:
         return GateResult("black_hole", True, None, None,
                           f"not judged: {n} outside PRs, fewer than the {bh.min_outside_prs} a verdict needs", ev)
-    pct = f"{unanswered} of {n} outside PRs ({share:.0%}) had no human response within {settings.window.response_days} days"
+    counts = outcome_counts(answered, silent, unanswered, settings.window.response_days)
+    sure = f"{bh.confidence:.0%}"
     if lo > bh.bound:
         return GateResult("black_hole", False, "black_hole", "clear",
-                          f"black hole: {pct}; even the low end of the {bh.confidence:.0%} interval is {lo:.0%}", ev)
+                          f"black hole: {counts}. No response on {share:.0%} of outside PRs, and at {sure} confidence "
+                          f"at least {lo:.0%}: most go unanswered", ev)
     ev["borderline"] = share > bh.bound
     if share > bh.bound:
         return GateResult("black_hole", True, None, None,
-                          f"borderline, not a black hole: {pct}, but the {bh.confidence:.0%} interval reaches down to {lo:.0%}", ev)
-    return GateResult("black_hole", True, None, None, f"answers outside PRs: {answered} of {n} answered in time", ev)
+                          f"borderline: {counts}. No response on {share:.0%}, but with so few PRs the share could be as low "
+                          f"as {lo:.0%}, so it is not called a black hole", ev)
+    return GateResult("black_hole", True, None, None, f"answers outside PRs: {counts}", ev)

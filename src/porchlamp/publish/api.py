@@ -66,16 +66,30 @@ def rankings_index(site: SiteData) -> dict[str, Any]:
     columns = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs"]
     for prof in profiles:
         columns += [f"{prof}.rank", f"{prof}.score", f"{prof}.tier", f"{prof}.delta"]
+    columns += ["answered", "p90_hours", "flags"]  # added in schema 1: keys are only ever added
     rows = []
     for p in site.ranked("default"):
-        resp = (p.components.get("responsiveness") or {}).get("inputs", {})
-        row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], resp.get("answered_share"),
-                          resp.get("median_hours_to_first_response"), p.row["outside_prs"]]
+        n = p.row["outside_prs"]
+        row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], round(p.row["answered"] / n, 4) if n else None,
+                          _round(p.row["median_hours"]), n]
         for prof in profiles:
             d = p.profiles.get(prof, {})
             row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
+        row += [p.row["answered"], _round(p.row["p90_hours"]), p.flags]
         rows.append(row)
     return {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "profiles": profiles, "columns": columns, "rows": rows}
+
+
+def search_index(site: SiteData) -> dict[str, Any]:
+    """Every project, ranked or not, for the one search box: its status in plain words and, for a
+    ranked one, its default rank and tier. Loaded only when someone searches."""
+    columns = ["repo", "status", "words", "counts", "rank", "tier", "stars"]
+    rows = []
+    for p in sorted(site.projects, key=lambda p: p.repo.lower()):
+        d = p.profiles.get("default", {}) if p.status == "ranked" else {}
+        counts = p.counts(site.settings.window.response_days) if p.row["outside_prs"] and p.status in ("black_hole", "unrated") else ""
+        rows.append([p.repo, p.status, p.words, counts, d.get("rank"), d.get("tier"), p.row["stars"]])
+    return {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "columns": columns, "rows": rows}
 
 
 def project_json(p: Project, site: SiteData) -> dict[str, Any]:
@@ -101,6 +115,16 @@ def project_json(p: Project, site: SiteData) -> dict[str, Any]:
                          "responder": x["response_actor"], "hours_to_first_response": _round(x["hours_to_response"])}
                         for x in p.outside()],
         "excluded_prs": dict((k, n) for k, n in p.excluded_counts()),
+        # Added in schema 1 (keys are only ever added): the one definition of each number.
+        "status_words": p.words,
+        "outcome_counts": {"outside_prs": p.row["outside_prs"], "answered": p.row["answered"],
+                           "closed_silently": p.row["closed_silently"], "unanswered": p.row["unanswered"],
+                           "in_words": p.counts(site.settings.window.response_days)},
+        "median_hours_to_first_response": _round(p.row["median_hours"]),
+        "p90_hours_to_first_response": _round(p.row["p90_hours"]),
+        "flags": p.flags,
+        "change": None if p.change is None else {"since": site.changes.previous.isoformat() if site.changes and site.changes.previous else None,
+                                                 "kind": p.change.kind, "words": p.change.words},
     }
 
 
@@ -127,6 +151,15 @@ def _schemas() -> dict[str, dict[str, Any]]:
                                  "evidence", "outside_prs", "excluded_prs"],
                     "properties": {"outside_prs": {"type": "array", "items": {"type": "object", "required": [
                         "number", "url", "author", "opened", "outcome"]}}}},
+        "search": {"$schema": base, "title": "Porchlamp search index: every project", "type": "object",
+                   "required": ["schema_version", "as_of", "columns", "rows"],
+                   "properties": {"columns": {"type": "array", "items": {"type": "string"}},
+                                  "rows": {"type": "array", "items": {"type": "array"}}}},
+        "changes": {"$schema": base, "title": "Porchlamp changes since the previous snapshot", "type": "object",
+                    "required": ["schema_version", "as_of", "previous", "counts", "changes"],
+                    "properties": {"previous": {"type": ["string", "null"]}, "counts": {"type": "object"},
+                                   "changes": {"type": "array", "items": {"type": "object", "required": [
+                                       "repo", "kind", "before_status", "after_status", "before_rank", "after_rank", "words"]}}}},
         "shields": {"$schema": base, "title": "Shields endpoint badge", "type": "object",
                     "required": ["schemaVersion", "label", "message", "color"]},
     }
@@ -140,6 +173,9 @@ def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, 
         write_json(v1 / "schema" / f"{name}.schema.json", schema)
     write_json(v1 / "report.json", site.report)
     write_json(v1 / "rankings.json", rankings_index(site))
+    write_json(v1 / "search.json", search_index(site))
+    if site.changes is not None:
+        write_json(v1 / "changes.json", {"schema_version": SCHEMA_VERSION, **site.changes.as_json()})
     for p in site.projects:
         # Names come from GitHub and are untrusted: never a path of their own (think `..`).
         owner, name = slug(p.owner), slug(p.name)
@@ -156,7 +192,7 @@ def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, 
     write_json(v1 / "index.json", {
         "schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "generated_by": f"porchlamp {__version__}",
         "funnel": site.report["funnel"], "projects": len(site.projects),
-        "files": {"report": "report.json", "rankings": "rankings.json", "project": "projects/{owner}/{name}.json",
+        "files": {"report": "report.json", "rankings": "rankings.json", "search": "search.json", "changes": "changes.json", "project": "projects/{owner}/{name}.json",
                   "shields": "shields/{owner}/{name}.json", "badge": "../../badges/{owner}/{name}.svg",
                   "csv": "snapshot.csv", "parquet": "snapshot.parquet", "prs_parquet": "prs.parquet", "schemas": "schema/",
                   "names": "{owner} and {name} keep letters, digits, '_', '-' and non-leading '.'; any other UTF-8 byte is ~xx"},
@@ -167,7 +203,8 @@ def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, 
 def _tables(v1: Path, site: SiteData) -> None:
     profiles = list(site.settings.profiles)
     header = ["repo", "status", "kind", "reason", "ecosystem", "language", "stars", "outside_prs", "answered", "closed_silently",
-              "unanswered", "tier", "score", "coverage"] + [f"rank_{p}" for p in profiles] + [f"delta_{p}" for p in profiles]
+              "unanswered", "tier", "score", "coverage"] + [f"rank_{p}" for p in profiles] + [f"delta_{p}" for p in profiles] \
+        + ["median_hours", "p90_hours"]
     rows = []
     for p in site.projects:
         d = p.profiles.get("default", {})
@@ -175,7 +212,8 @@ def _tables(v1: Path, site: SiteData) -> None:
         rows.append([p.repo, p.status, p.row["kind"], p.row["reason"], p.row["ecosystem"], p.row["language"], p.row["stars"],
                      p.row["outside_prs"], p.row["answered"], p.row["closed_silently"], p.row["unanswered"],
                      d.get("tier") if ranked else None, d.get("score") if ranked else None, d.get("coverage")]
-                    + [p.profiles.get(x, {}).get("rank") for x in profiles] + [p.profiles.get(x, {}).get("delta") for x in profiles])
+                    + [p.profiles.get(x, {}).get("rank") for x in profiles] + [p.profiles.get(x, {}).get("delta") for x in profiles]
+                    + [p.row["median_hours"], p.row["p90_hours"]])
     with open(v1 / "snapshot.csv", "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(header)

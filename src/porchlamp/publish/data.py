@@ -13,21 +13,14 @@ from typing import Any
 from urllib.parse import urlparse
 
 from porchlamp.config import Settings
+from porchlamp.evaluate.gates import outcome_counts
 from porchlamp.evaluate.pulls import EXCLUSION_REASONS
+from porchlamp.publish.changes import Change, Changes, changes_from_store
+from porchlamp.publish.words import STATUS_LABELS, kind_label, status_words
 from porchlamp.snapshot import report_from_store, stored_as_of
-from porchlamp.stats import quantile
+from porchlamp.stats import quantile_or_never
 from porchlamp.store import Store
 
-STATUS_LABELS = {
-    "ranked": "Ranked",
-    "unrated": "Unrated: too little could be measured",
-    "undecided": "Undecided: review happens off GitHub",
-    "black_hole": "Black hole: most outside PRs go unanswered",
-    "stale": "Stale: no human commits in six months",
-    "no_license": "No open-source license",
-    "not_real_project": "Not a real project (archived, mirror or fork)",
-    "not_software": "Not software (list, docs or data)",
-}
 
 
 _SLUG_KEEP = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -64,6 +57,7 @@ class Project:
     prs: list[dict[str, Any]] = field(default_factory=list)
     homepage: str | None = None
     topics: tuple[str, ...] = ()
+    change: Change | None = None
 
     @property
     def status(self) -> str:
@@ -80,6 +74,35 @@ class Project:
     def outside(self) -> list[dict[str, Any]]:
         return [p for p in self.prs if p["excluded"] is None]
 
+    @property
+    def words(self) -> str:
+        """Status and kind in plain words."""
+        return status_words(self.status, self.row["kind"])
+
+    @property
+    def kind_words(self) -> str:
+        return kind_label(self.status, self.row["kind"])
+
+    def counts(self, days: int = 14) -> str:
+        """"61 of 68 answered within 14 days; 3 closed without an answer; 4 with no response"."""
+        r = self.row
+        return outcome_counts(r["answered"], r["closed_silently"], r["unanswered"], days) if r["outside_prs"] else "no outside PRs"
+
+    @property
+    def answered_of(self) -> str:
+        """"61 of 68": answered within 14 days, of all judged outside PRs."""
+        return f"{self.row['answered']} of {self.row['outside_prs']}" if self.row["outside_prs"] else "–"
+
+    @property
+    def flags(self) -> list[str]:
+        """What a reader should know before trusting the score: borderline, or few PRs behind it."""
+        out = []
+        if self.row["borderline"]:
+            out.append("borderline")
+        if self.status == "ranked" and not self.row["judged"]:  # too few outside PRs for the black-hole verdict
+            out.append("few PRs")
+        return out
+
     def excluded_counts(self) -> list[tuple[str, int]]:
         counts: dict[str, int] = defaultdict(int)
         for p in self.prs:
@@ -88,13 +111,14 @@ class Project:
         return [(EXCLUSION_REASONS.get(k, k), n) for k, n in sorted(counts.items(), key=lambda x: -x[1])]
 
     def response_times(self) -> dict[str, dict[str, Any]]:
-        """Median time to first response for first-timers and for everyone else."""
+        """Median time to first response for first-timers and for everyone else, over all their
+        outside PRs as everywhere else (one not answered in time counts as never: SPEC section 7)."""
         out = {}
         for label, group in (("first-timers", [p for p in self.outside() if p["first_timer"]]),
                              ("others", [p for p in self.outside() if not p["first_timer"]])):
-            hours = [p["hours_to_response"] for p in group if p["hours_to_response"] is not None]
             answered = sum(1 for p in group if p["outcome"] == "answered")
-            out[label] = {"prs": len(group), "answered": answered, "median_hours": quantile(hours, 0.5)}
+            median = quantile_or_never([p["hours_to_response"] if p["outcome"] == "answered" else None for p in group], 0.5)
+            out[label] = {"prs": len(group), "answered": answered, "median_hours": median}
         return out
 
     def evidence(self) -> dict[str, Any]:
@@ -112,6 +136,7 @@ class SiteData:
     settings: Settings
     report: dict[str, Any]
     projects: list[Project]
+    changes: Changes | None = None
 
     def by_repo(self) -> dict[str, Project]:
         return {p.repo: p for p in self.projects}
@@ -143,4 +168,26 @@ def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
         if r["repo"] in projects:
             projects[r["repo"]].homepage = safe_url(r["homepage_url"])
             projects[r["repo"]].topics = tuple(r["topics"] or ())
-    return SiteData(when, settings, report_from_store(store, when), list(projects.values()))
+    changes = changes_from_store(store, when)
+    for c in changes.items:
+        if c.repo in projects:
+            projects[c.repo].change = c
+    return SiteData(when, settings, report_from_store(store, when), list(projects.values()), changes)
+
+
+def start_issues(site: SiteData, ecosystem: str | None = None) -> list[dict[str, Any]]:
+    """Good first issues that are really open (unassigned, opened recently) in projects that answer
+    outside PRs (ranked ones: never a black hole, an undecided or an unrated project), by the
+    project's default rank, a few per project."""
+    cfg = site.settings.site
+    since = site.as_of.toordinal() - cfg.start_max_age_days
+    out: list[dict[str, Any]] = []
+    for p in site.ranked("default"):
+        if ecosystem is not None and p.row["ecosystem"] != ecosystem:
+            continue
+        fresh = [i for i in p.good_first_issues() if i.get("created") and date.fromisoformat(i["created"]).toordinal() >= since]
+        for i in fresh[:cfg.start_per_project]:
+            out.append({"project": p, "number": i["number"], "title": i["title"], "created": i["created"]})
+            if len(out) >= cfg.start_max_rows:
+                return out
+    return out

@@ -25,10 +25,12 @@ from porchlamp.errors import SiteError
 from porchlamp.evaluate import components as components_mod
 from porchlamp.publish import api
 from porchlamp.publish.charts import report_charts
-from porchlamp.publish.data import STATUS_LABELS, Project, SiteData, safe_url, slug
-from porchlamp.report_text import GATE_LABELS
+from porchlamp.publish import words
+from porchlamp.publish.changes import KIND_TITLES, KINDS
+from porchlamp.publish.data import Project, SiteData, safe_url, slug, start_issues
 
 PAGE_SIZE = 50
+CHANGE_LIMIT = 200  # per kind on the page; changes.json holds them all
 NOT_RANKED_ORDER = ("black_hole", "undecided", "unrated", "stale", "no_license", "not_real_project", "not_software")
 PROFILE_LABELS = {"default": "Default", "first-contribution": "First contribution", "career": "Career", "systems": "Systems",
                   "ai-assisted": "AI-assisted"}
@@ -58,16 +60,6 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{x * 100:.0f}%"
 
 
-def _hours(h: float | None) -> str:
-    if h is None:
-        return "–"
-    if h < 1:
-        return f"{h * 60:.0f} min"
-    if h < 48:
-        return f"{h:.0f} h"
-    return f"{h / 24:.1f} days"
-
-
 def _show(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.2f}"
@@ -82,16 +74,43 @@ def environment() -> Environment:
     env = Environment(loader=PackageLoader("porchlamp.publish", "templates"), autoescape=select_autoescape(default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update({
-        "pct": _pct, "hours": _hours, "show": _show, "safe_url": safe_url,
+        "pct": _pct, "hours": words.hours, "show": _show, "safe_url": safe_url,
         "thousands": lambda n: "–" if n is None else f"{n:,}",
         "delta": lambda d: "–" if d is None else ("0" if d == 0 else f"{d:+d}"),
         "num": lambda x: "–" if x is None else f"{x:.1f}",
         "tierclass": lambda t: (t or "none").replace(" (capped)", "-capped").lower(),
         "day": lambda t: t.strftime("%Y-%m-%d") if t else "–",
     })
-    env.globals.update({"project_href": project_href, "rank_href": rank_href, "profile_labels": PROFILE_LABELS,
-                        "status_labels": STATUS_LABELS, "gate_labels": GATE_LABELS})
+    env.globals.update({
+        "project_href": project_href, "rank_href": rank_href, "slug": slug, "profile_labels": PROFILE_LABELS,
+        "status_labels": words.STATUS_LABELS, "short_status": words.SHORT_STATUS, "kind_label": words.kind_label,
+        "checks": words.CHECKS, "funnel_rows": FUNNEL_ROWS, "tier_words": words.TIER_WORDS,
+        "component_labels": words.COMPONENT_LABELS, "component_words": words.COMPONENT_WORDS, "input_lines": words.input_lines,
+        "explain_words": words.explain_words, "delta_words": words.delta_words, "outcome_words": OUTCOME_WORDS,
+    })
     return env
+
+
+FUNNEL_ROWS = (*words.CHECKS, ("undecided", "Undecided: reviews happen off GitHub"),
+               ("unrated", "Unrated: too little to score fairly"), ("ranked", "Ranked"))
+OUTCOME_WORDS = {"answered": "answered", "closed_silently": "closed without an answer", "unanswered": "no response", None: "–"}
+LETTERS = tuple((c, c.upper()) for c in "abcdefghijklmnopqrstuvwxyz") + (("0-9", "0–9"), ("other", "other"))
+
+
+def letter_of(repo: str) -> str:
+    """The A–Z page a project is listed on."""
+    c = repo[:1].lower()
+    return c if "a" <= c <= "z" else "0-9" if c.isdigit() else "other"
+
+
+def report_sums(report: dict[str, Any]) -> dict[str, int]:
+    """The report's totals so that they add up to the funnel: stopped by a check, undecided, judged
+    (black holes and answering) and not judged (ranked on few PRs or unrated)."""
+    f = report["funnel"]
+    passed = f["black_hole"] + f["undecided"] + f["unrated"] + f["ranked"]
+    judged, holes = report["judged_for_black_hole"], report["black_holes_among_judged"]
+    return {"stopped": report["projects_total"] - passed, "passed": passed, "undecided": f["undecided"], "judged": judged,
+            "black_holes": holes, "answering": judged - holes, "not_judged": passed - f["undecided"] - judged}
 
 
 def dispute_url(p: Project, issues_url: str) -> str:
@@ -141,8 +160,14 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     w.page("not-ranked.html", "not_ranked.html", rows=not_ranked, status=None)
     for status in NOT_RANKED_ORDER:
         w.page(f"not-ranked/{status}.html", "not_ranked.html", rows=[p for p in not_ranked if p.status == status], status=status)
+    by_letter: dict[str, list[Project]] = {key: [] for key, _ in LETTERS}
+    for p in sorted(site.projects, key=lambda p: p.repo.lower()):
+        by_letter[letter_of(p.repo)].append(p)
+    for key, label in LETTERS:
+        w.page(f"all/{key}.html", "az.html", rows=by_letter[key], letter=key, letter_label=label, letters=LETTERS,
+               total=len(site.projects))
     for p in site.projects:
-        w.page(project_href(p), "project.html", p=p, github=f"https://github.com/{p.repo}", outside=p.outside(),
+        w.page(project_href(p), "project.html", p=p, changes=site.changes, github=f"https://github.com/{p.repo}", outside=p.outside(),
                excluded=p.excluded_counts(), times=p.response_times(), issues=p.good_first_issues(), dispute=dispute_url(p, issues_url),
                site_url=site_url)
         if progress:
@@ -151,7 +176,15 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     charts.mkdir(parents=True, exist_ok=True)
     for name, svg in report_charts(site.report).items():
         (charts / f"{name}.svg").write_text(svg, encoding="utf-8")
-    w.page("report.html", "report.html")
+    start_ecos = sorted({i["project"].row["ecosystem"] for i in start_issues(site)})
+    start_langs = sorted({i["project"].row["language"] for i in start_issues(site) if i["project"].row["language"]})
+    w.page("start.html", "start.html", issues=start_issues(site), eco=None, start_ecosystems=start_ecos, start_languages=start_langs)
+    for eco in start_ecos:
+        w.page(f"start/{slug(eco)}.html", "start.html", issues=start_issues(site, eco), eco=eco, start_ecosystems=start_ecos,
+               start_languages=start_langs)
+    w.page("changes.html", "changes.html", changes=site.changes, change_kinds=KINDS, change_titles=KIND_TITLES,
+           change_limit=CHANGE_LIMIT, by_repo=site.by_repo())
+    w.page("report.html", "report.html", sums=report_sums(site.report))
     w.page("method.html", "method.html", transforms=(components_mod.__doc__ or "").strip())
     w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION)
     static = resources.files("porchlamp.publish").joinpath("static")

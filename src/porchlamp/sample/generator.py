@@ -567,7 +567,7 @@ class RepoBuilder:
                 labels.add(r.choice(OTHER_LABELS))
             if self.plan.hostile and r.random() < 0.3:
                 labels.add(HOSTILE_LABEL)
-            self.issue_specs.append((self.between(self.start - 90 * DAY, self.now - HOUR), sorted(labels),
+            self.issue_specs.append((self.between(self.start - 720 * DAY, self.now - HOUR), sorted(labels),
                                      "OPEN" if r.random() < 0.6 else "CLOSED", r.random() < 0.3))
         for number, (at, labels, state, assigned) in enumerate(sorted(self.issue_specs), start=self.next_number):
             self.out.add("issues", {"repo": self.nwo, "number": number, "title": self.text(names.pr_title(r)),

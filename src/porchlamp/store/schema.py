@@ -231,6 +231,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE accounts ADD COLUMN node_id VARCHAR;
         """,
     ),
+    Migration(
+        5,
+        "response times over all judged outside PRs, for every project (not only those scored)",
+        """
+        ALTER TABLE results ADD COLUMN median_hours DOUBLE;
+        ALTER TABLE results ADD COLUMN p90_hours DOUBLE;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

@@ -1,5 +1,7 @@
-// Rankings: switch goal, filter and sort instantly from data/v1/rankings.json.
-// Builds rows with textContent only: nothing from the data is ever parsed as HTML.
+// Rankings: switch goal, filter, search every project and sort instantly, from data/v1/rankings.json
+// (and data/v1/search.json, fetched on the first search). The view lives in the address (#goal=...),
+// checked against what exists, so a link, a reload and Back all show the same table.
+// Rows are built with textContent only: nothing from the data is ever parsed as HTML.
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -8,19 +10,20 @@
   var form = document.getElementById("controls");
   if (!table || !form || !window.fetch) { return; }
   var PAGE = 50;
-  var state = { profile: table.getAttribute("data-profile") || "default", eco: table.getAttribute("data-ecosystem") || "",
-                lang: "", q: "", key: "rank", dir: 1, page: 1 };
-  var index = null, col = {};
+  var KEYS = ["rank", "repo", "tier", "score", "answered_share", "median_hours", "outside_prs", "ecosystem", "stars", "delta"];
+  var ASCENDING = { rank: 1, repo: 1, tier: 1, ecosystem: 1, median_hours: 1 };
+  var state = null, index = null, col = {}, all = null, allCol = {};
   var $ = function (id) { return document.getElementById(id); };
 
   function fmtPct(x) { return x === null || x === undefined ? "–" : Math.round(x * 100) + "%"; }
   function fmtHours(h) {
-    if (h === null || h === undefined) { return "–"; }
+    if (h === null || h === undefined) { return "none"; }
     if (h < 1) { return Math.round(h * 60) + " min"; }
     if (h < 48) { return Math.round(h) + " h"; }
     return (h / 24).toFixed(1) + " days";
   }
   function fmtDelta(d) { return d === null || d === undefined ? "–" : (d > 0 ? "+" + d : String(d)); }
+  function options(id) { return Array.prototype.map.call($(id).options, function (o) { return o.value; }); }
   function val(row, key) {
     if (key === "rank" || key === "score" || key === "tier" || key === "delta") { return row[col[state.profile + "." + key]]; }
     return row[col[key]];
@@ -40,13 +43,58 @@
     var cut = repo.indexOf("/");
     return root + "projects/" + slug(repo.slice(0, cut)) + "/" + slug(repo.slice(cut + 1)) + ".html";
   }
-  function cell(tr, text, cls) {
+  function link(repo) {
+    var a = document.createElement("a");
+    a.href = href(repo);
+    a.textContent = repo;
+    return a;
+  }
+  function cell(tr, text, cls, label) {
     var td = document.createElement("td");
     td.textContent = text;
     if (cls) { td.className = cls; }
+    if (label) { td.setAttribute("data-label", label); }
     tr.appendChild(td);
     return td;
   }
+
+  // -- the view in the address, validated --------------------------------------------------------
+  function fromAddress() {
+    var h = new URLSearchParams(window.location.hash.slice(1));
+    var s = { profile: h.get("goal") || h.get("profile") || "", eco: h.get("ecosystem") || "", lang: h.get("language") || "",
+              q: h.get("q") || "", key: h.get("sort") || "rank", dir: h.get("dir") === "desc" ? -1 : 1,
+              page: parseInt(h.get("page") || "1", 10) };
+    if (options("profile").indexOf(s.profile) === -1) { s.profile = table.getAttribute("data-profile") || "default"; }
+    if (options("ecosystem").indexOf(s.eco) === -1) { s.eco = h.has("ecosystem") ? "" : (table.getAttribute("data-ecosystem") || ""); }
+    if (options("language").indexOf(s.lang) === -1) { s.lang = ""; }
+    if (KEYS.indexOf(s.key) === -1) { s.key = "rank"; s.dir = 1; }
+    if (!(s.page >= 1)) { s.page = 1; }
+    s.q = s.q.slice(0, 100);
+    return s;
+  }
+  function toAddress() {
+    var p = new URLSearchParams();
+    p.set("goal", state.profile);
+    if (state.eco) { p.set("ecosystem", state.eco); }
+    if (state.lang) { p.set("language", state.lang); }
+    if (state.q) { p.set("q", state.q); }
+    if (state.key !== "rank" || state.dir !== 1) { p.set("sort", state.key); p.set("dir", state.dir > 0 ? "asc" : "desc"); }
+    if (state.page > 1) { p.set("page", String(state.page)); }
+    return "#" + p.toString();
+  }
+  function remember(push) {
+    var target = toAddress();
+    if (target === window.location.hash) { return; }
+    if (push) { history.pushState(null, "", target); } else { history.replaceState(null, "", target); }
+  }
+  function showControls() {
+    $("profile").value = state.profile;
+    $("ecosystem").value = state.eco;
+    $("language").value = state.lang;
+    if ($("search").value !== state.q) { $("search").value = state.q; }
+  }
+
+  // -- the table -------------------------------------------------------------------------------
   function rows() {
     var q = state.q.toLowerCase();
     var out = index.rows.filter(function (r) {
@@ -63,66 +111,116 @@
     });
     return out;
   }
-  function render() {
+  function render(focusTable) {
     var list = rows();
     var pages = Math.max(1, Math.ceil(list.length / PAGE));
     if (state.page > pages) { state.page = pages; }
     var body = document.createElement("tbody");
     list.slice((state.page - 1) * PAGE, state.page * PAGE).forEach(function (r) {
       var tr = document.createElement("tr");
-      cell(tr, String(val(r, "rank")));
-      var td = cell(tr, "");
-      var a = document.createElement("a");
-      a.href = href(r[col.repo]);
-      a.textContent = r[col.repo];
-      td.appendChild(a);
+      cell(tr, String(val(r, "rank")), "c-rank", "Rank");
+      var td = cell(tr, "", "c-project");
+      td.appendChild(link(r[col.repo]));
+      (r[col.flags] || []).forEach(function (f) {
+        var flag = document.createElement("span");
+        flag.className = "flag";
+        flag.textContent = f;
+        td.appendChild(document.createTextNode(" "));
+        td.appendChild(flag);
+      });
       var tier = val(r, "tier") || "";
-      var t = cell(tr, "");
+      var t = cell(tr, "", "c-tier", "Tier");
       var span = document.createElement("span");
       span.className = "tier tier-" + tier.replace(" (capped)", "-capped").toLowerCase();
       span.textContent = tier;
       t.appendChild(span);
-      cell(tr, val(r, "score") === null ? "–" : Number(val(r, "score")).toFixed(1));
-      cell(tr, fmtPct(r[col.answered_share]));
-      cell(tr, fmtHours(r[col.median_hours]));
-      cell(tr, r[col.ecosystem] || "");
-      cell(tr, r[col.stars] === null ? "–" : Number(r[col.stars]).toLocaleString("en"));
-      cell(tr, fmtDelta(val(r, "delta")), "delta");
+      cell(tr, val(r, "score") === null ? "–" : Number(val(r, "score")).toFixed(1), "c-score", "Score");
+      cell(tr, r[col.outside_prs] ? r[col.answered] + " of " + r[col.outside_prs] : "–", "c-answered", "Answered");
+      cell(tr, fmtHours(r[col.median_hours]), "c-median", "Median first response");
+      cell(tr, Number(r[col.outside_prs]).toLocaleString("en"), "c-prs", "PRs");
+      cell(tr, r[col.ecosystem] || "", "c-eco", "Ecosystem");
+      cell(tr, r[col.stars] === null ? "–" : Number(r[col.stars]).toLocaleString("en"), "c-stars", "Stars");
+      cell(tr, fmtDelta(val(r, "delta")), "c-delta", "Δ rank");
       body.appendChild(tr);
     });
     table.replaceChild(body, table.tBodies[0]);
+    table.classList.toggle("no-delta", state.profile === "default");
     var labels = {};
     Array.prototype.forEach.call($("profile").options, function (o) { labels[o.value] = o.textContent; });
     table.caption.textContent = labels[state.profile] + " ranking" + (state.eco ? ", " + state.eco + " projects" : "") +
-      ": " + list.length + " projects" + (pages > 1 ? ", page " + state.page + " of " + pages : "");
+      (state.lang ? ", " + state.lang : "") + ": " + list.length + " projects" + (pages > 1 ? ", page " + state.page + " of " + pages : "");
     table.setAttribute("data-profile", state.profile);
-    var pager = document.querySelector("nav.pager");
-    if (pager) {
-      while (pager.firstChild) { pager.removeChild(pager.firstChild); }
-      [["← previous", state.page - 1], ["next →", state.page + 1]].forEach(function (b, i) {
-        var btn = document.createElement("button");
-        btn.type = "button";
-        btn.textContent = b[0];
-        btn.disabled = b[1] < 1 || b[1] > pages;
-        btn.addEventListener("click", function () { state.page = b[1]; render(); });
-        pager.appendChild(btn);
-        if (i === 0) { var s = document.createElement("span"); s.textContent = " page " + state.page + " of " + pages + " "; pager.appendChild(s); }
-      });
-    }
+    $("count").textContent = list.length + " ranked project" + (list.length === 1 ? "" : "s") + (state.q ? " match “" + state.q + "”" : "") +
+      (pages > 1 ? "; page " + state.page + " of " + pages : "");
+    pager(pages);
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
       th.setAttribute("aria-sort", th.getAttribute("data-key") === state.key ? (state.dir > 0 ? "ascending" : "descending") : "none");
     });
-    var h = "profile=" + encodeURIComponent(state.profile) + (state.eco ? "&ecosystem=" + encodeURIComponent(state.eco) : "");
-    if (window.history && history.replaceState) { history.replaceState(null, "", "#" + h); }
+    notRanked();
+    if (focusTable) {
+      table.caption.focus({ preventScroll: true });
+      table.scrollIntoView({ block: "start" });
+    }
   }
+  function pager(pages) {
+    var nav = document.querySelector("nav.pager");
+    if (!nav) { return; }
+    while (nav.firstChild) { nav.removeChild(nav.firstChild); }
+    [["← previous", state.page - 1], ["next →", state.page + 1]].forEach(function (b, i) {
+      var btn = document.createElement("button");
+      btn.type = "button";
+      btn.textContent = b[0];
+      btn.disabled = b[1] < 1 || b[1] > pages;
+      btn.addEventListener("click", function () { state.page = b[1]; remember(true); render(true); });
+      nav.appendChild(btn);
+      if (i === 0) { var s = document.createElement("span"); s.textContent = " page " + state.page + " of " + pages + " "; nav.appendChild(s); }
+    });
+  }
+
+  // -- search over every project, ranked or not ---------------------------------------------------
+  function notRanked() {
+    var box = $("also"), list = $("also-list");
+    var q = state.q.toLowerCase();
+    if (!q) { box.hidden = true; return; }
+    if (!all) {
+      fetch(root + "data/v1/search.json").then(function (r) { return r.json(); }).then(function (data) {
+        all = data;
+        data.columns.forEach(function (c, i) { allCol[c] = i; });
+        notRanked();
+      });
+      return;
+    }
+    var found = all.rows.filter(function (r) { return r[allCol.status] !== "ranked" && r[allCol.repo].toLowerCase().indexOf(q) !== -1; });
+    while (list.firstChild) { list.removeChild(list.firstChild); }
+    found.slice(0, 50).forEach(function (r) {
+      var li = document.createElement("li");
+      li.appendChild(link(r[allCol.repo]));
+      var words = document.createElement("span");
+      words.className = "status";
+      words.textContent = " — " + r[allCol.words] + (r[allCol.counts] ? " (" + r[allCol.counts] + ")" : "");
+      li.appendChild(words);
+      list.appendChild(li);
+    });
+    if (found.length > 50) {
+      var more = document.createElement("li");
+      more.textContent = (found.length - 50) + " more: narrow the search";
+      list.appendChild(more);
+    }
+    box.hidden = found.length === 0;
+    var ranked = rows().length;
+    $("count").textContent = ranked + " ranked project" + (ranked === 1 ? "" : "s") + " and " + found.length +
+      " not ranked match “" + state.q + "”";
+  }
+
+  // -- wiring ----------------------------------------------------------------------------------
   function bind() {
     form.hidden = false;
     var views = document.querySelector("nav.views");
     if (views) { views.hidden = true; }
-    $("profile").addEventListener("change", function (e) { state.profile = e.target.value; state.page = 1; render(); });
-    $("ecosystem").addEventListener("change", function (e) { state.eco = e.target.value; state.page = 1; render(); });
-    $("language").addEventListener("change", function (e) { state.lang = e.target.value; state.page = 1; render(); });
-    $("search").addEventListener("input", function (e) { state.q = e.target.value; state.page = 1; render(); });
+    $("profile").addEventListener("change", function (e) { state.profile = e.target.value; state.page = 1; remember(true); render(); });
+    $("ecosystem").addEventListener("change", function (e) { state.eco = e.target.value; state.page = 1; remember(true); render(); });
+    $("language").addEventListener("change", function (e) { state.lang = e.target.value; state.page = 1; remember(true); render(); });
+    $("search").addEventListener("input", function (e) { state.q = e.target.value.slice(0, 100); state.page = 1; remember(false); render(); });
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
       var key = th.getAttribute("data-key");
@@ -133,22 +231,24 @@
       th.textContent = "";
       th.appendChild(btn);
       btn.addEventListener("click", function () {
-        state.dir = state.key === key ? -state.dir : (key === "rank" || key === "repo" || key === "tier" || key === "ecosystem" || key === "median_hours" ? 1 : -1);
+        state.dir = state.key === key ? -state.dir : (ASCENDING[key] ? 1 : -1);
         state.key = key;
+        remember(true);
         render();
       });
     });
+    // Back, Forward and edits of the address show the view they name.
+    window.addEventListener("popstate", function () { state = fromAddress(); showControls(); render(); });
+    window.addEventListener("hashchange", function () { state = fromAddress(); showControls(); render(); });
   }
-  var hash = new URLSearchParams(window.location.hash.slice(1));
-  if (hash.get("profile")) { state.profile = hash.get("profile"); }
-  if (hash.get("ecosystem") !== null && hash.get("ecosystem") !== undefined && hash.has("ecosystem")) { state.eco = hash.get("ecosystem"); }
   fetch(root + "data/v1/rankings.json").then(function (r) { return r.json(); }).then(function (data) {
     index = data;
     data.columns.forEach(function (c, i) { col[c] = i; });
     bind();
-    $("profile").value = state.profile;
-    $("ecosystem").value = state.eco;
+    state = fromAddress();
+    showControls();
     render();
+    remember(false);
     document.documentElement.setAttribute("data-ready", "1");
   });
 }());

@@ -1,0 +1,198 @@
+"""Plain words for everything the site shows: statuses, the kinds within them, tiers, components
+and each measured input, so no page says "noassertion" or "ci share: 1.00".
+
+One place, so the rankings, project pages, report, method and search all say the same thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+STATUS_LABELS = {
+    "ranked": "Ranked",
+    "unrated": "Unrated: too little to score fairly",
+    "undecided": "Undecided: reviews happen off GitHub",
+    "black_hole": "Black hole: most outside PRs go unanswered",
+    "stale": "Stale: no one has committed in six months",
+    "no_license": "No open-source license",
+    "not_real_project": "Not a live project (archived, a mirror or a fork)",
+    "not_software": "Not software (a list, docs or data)",
+}
+SHORT_STATUS = {
+    "ranked": "ranked", "unrated": "unrated", "undecided": "undecided", "black_hole": "black hole", "stale": "stale",
+    "no_license": "no license", "not_real_project": "not a live project", "not_software": "not software",
+}
+# The checks in order, for the method page and the funnel (no numbers here: lists number themselves).
+CHECKS = (
+    ("not_software", "Is it software?"),
+    ("not_real_project", "Is it still a live project (not archived, a mirror or a fork)?"),
+    ("no_license", "Does it have an open-source license?"),
+    ("stale", "Is anyone still committing to it?"),
+    ("black_hole", "Does anyone answer outside pull requests?"),
+)
+KIND_LABELS = {
+    ("not_software", "awesome_list"): "a curated list",
+    ("not_software", "docs_only"): "documentation only",
+    ("not_software", "data_dump"): "a data dump",
+    ("not_software", "empty"): "an empty repository",
+    ("not_real_project", "archived"): "archived",
+    ("not_real_project", "mirror"): "a mirror of another repository",
+    ("not_real_project", "fork"): "a fork of another project",
+    ("no_license", "no_license"): "no license at all",
+    ("no_license", "noassertion"): "a license GitHub cannot identify",
+    ("no_license", "non_osi"): "a license that is not open source (not OSI-approved)",
+    ("stale", "bot_commits_only"): "only bots committed",
+    ("stale", "no_commits"): "no commits",
+    ("black_hole", "clear"): "",
+    ("undecided", "gerrit"): "reviews on Gerrit",
+    ("undecided", "mailing_list"): "reviews on a mailing list",
+    ("undecided", "repo_lockdown"): "takes no pull requests on GitHub",
+    ("unrated", "too_few_prs"): "fewer outside PRs than a fair score needs",
+    ("unrated", "low_coverage"): "too little of the profile could be measured",
+    ("ranked", "responsive"): "",
+    ("ranked", "borderline"): "borderline: many PRs go unanswered",
+    ("ranked", "few_prs"): "ranked on few PRs",
+}
+TIER_WORDS = {
+    "A": "A: a score of 80 or more",
+    "B": "B: 65 to 80",
+    "B (capped)": "B (capped): would be higher, but less than 80% of its data could be measured (not a bad grade)",
+    "C": "C: 50 to 65",
+    "D": "D: under 50",
+}
+COMPONENT_LABELS = {
+    "responsiveness": "Answers outside PRs",
+    "accessibility": "Welcomes newcomers",
+    "governance": "Run in the open",
+    "dependents": "Others depend on it",
+    "review_ci": "Reviews and tests changes",
+    "reach": "Widely known",
+    "systems_fit": "Systems programming",
+    "ai_readiness": "Ready for AI-assisted work",
+}
+COMPONENT_WORDS = {
+    "responsiveness": "how many outside PRs get a human answer within 14 days, how fast, and how many are decided within 30",
+    "accessibility": "open good first issues, and how first-time contributors fare",
+    "governance": "contributing guide, code of conduct, security policy, governance, code owners; active maintainers; organisation",
+    "dependents": "packages and repositories that depend on it",
+    "review_ci": "merged PRs reviewed by someone else, and CI checks on recent merged PRs",
+    "reach": "stars and forks",
+    "systems_fit": "systems languages and topics, and review depth",
+    "ai_readiness": "an AI contribution policy, CI, and how AI-assisted PRs fare",
+}
+
+
+def kind_label(status: str, kind: str | None) -> str:
+    return KIND_LABELS.get((status, kind or ""), (kind or "").replace("_", " "))
+
+
+def status_words(status: str, kind: str | None) -> str:
+    """A project's status in a few plain words: "Black hole", "No open-source license: a license GitHub cannot identify"."""
+    label = kind_label(status, kind)
+    head = SHORT_STATUS.get(status, status.replace("_", " "))
+    head = head[:1].upper() + head[1:]
+    return f"{head}: {label}" if label else head
+
+
+def hours(h: float | None) -> str:
+    if h is None:
+        return "none"
+    if h < 1:
+        return f"{h * 60:.0f} min"
+    if h < 48:
+        return f"{h:.0f} h"
+    return f"{h / 24:.1f} days"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x * 100:.0f}%"
+
+
+def _yes(b: Any) -> str:
+    return "yes" if b else "no"
+
+
+def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
+    """What a component measured, as sentences: "9 in 10 answered within 3.2 days"."""
+    i = dict(inputs)
+    out: list[str] = []
+    if component == "responsiveness":
+        if "outside_prs" in i:
+            out.append(f"{i['outside_prs']:,} outside PRs judged")
+        if "answered_share" in i:
+            out.append(f"{_pct(i['answered_share'])} answered within 14 days")
+        if "outside_prs" in i and i.get("outside_prs"):
+            med, p90 = i.get("median_hours_to_first_response"), i.get("p90_hours_to_first_response")
+            out.append(f"half answered within {hours(med)}" if med is not None else "fewer than half answered: no median time")
+            out.append(f"9 in 10 answered within {hours(p90)}" if p90 is not None else "fewer than 9 in 10 answered: no 90% time")
+        if "decided_share" in i:
+            out.append(f"{_pct(i['decided_share'])} merged or closed within 30 days")
+    elif component == "accessibility":
+        if "good_first_issues_open_unassigned" in i:
+            out.append(f"{i['good_first_issues_open_unassigned']} open, unassigned good first issues")
+        if "first_timers" in i:
+            out.append(f"{i['first_timers']} first-time contributors in the window")
+        if i.get("first_timer_merged_share") is not None:
+            out.append(f"{_pct(i['first_timer_merged_share'])} of their first PRs merged")
+        if i.get("first_timers_came_back_share") is not None:
+            out.append(f"{_pct(i['first_timers_came_back_share'])} came back with another PR")
+    elif component == "governance":
+        files = [name for key, name in (("contributing", "contributing guide"), ("code_of_conduct", "code of conduct"),
+                                        ("security_policy", "security policy"), ("governance", "governance document"),
+                                        ("codeowners", "code owners")) if i.get(key)]
+        out.append("has " + (", ".join(files) if files else "none of the community files"))
+        if "active_maintainers" in i:
+            out.append(f"{i['active_maintainers']} active maintainers")
+        if "organisation_owned" in i:
+            out.append("owned by an organisation" if i["organisation_owned"] else "owned by a person")
+    elif component == "dependents":
+        if i.get("package"):
+            out.append(f"publishes {i['package']} on {i.get('ecosystem')}")
+        if "dependent_packages" in i:
+            out.append(f"{i['dependent_packages']:,} packages and {i.get('dependent_repos') or 0:,} repositories depend on it")
+        elif "ecosystem" in i:
+            out.append("the dependents service has no data for it")
+    elif component == "review_ci":
+        if "merged_prs" in i:
+            out.append(f"{i['merged_prs']} merged PRs")
+        if i.get("reviewed_share") is not None:
+            out.append(f"{_pct(i['reviewed_share'])} reviewed by someone else before merging")
+        if "prs_checked_for_ci" in i:
+            out.append(f"{i['prs_checked_for_ci']} recent merged PRs checked for CI"
+                       + (f": {_pct(i['ci_share'])} ran checks" if i.get("ci_share") is not None else ""))
+    elif component == "reach":
+        out.append(f"{i.get('stars', 0):,} stars, {i.get('forks', 0):,} forks")
+    elif component == "systems_fit":
+        if "systems_language_share" in i:
+            out.append(f"{_pct(i['systems_language_share'])} of its code in systems languages")
+        if i.get("systems_topics"):
+            out.append("topics: " + ", ".join(i["systems_topics"]))
+        if i.get("reviews_per_merged_pr") is not None:
+            out.append(f"{i['reviews_per_merged_pr']} reviews per merged PR")
+    elif component == "ai_readiness":
+        out.append("AI policy: " + (", ".join(i["ai_policy_files"]) if i.get("ai_policy_files") else "none"))
+        if i.get("ci_share") is not None:
+            out.append(f"CI on {_pct(i['ci_share'])} of recent merged PRs")
+        if "ai_assisted_prs" in i:
+            out.append(f"{i['ai_assisted_prs']} AI-assisted outside PRs"
+                       + (f", {_pct(i['ai_assisted_answered_share'])} answered" if i.get("ai_assisted_answered_share") is not None else ""))
+    return out
+
+
+def delta_words(delta: int | None) -> str:
+    if not delta:
+        return "same place as in the default ranking"
+    return f"{abs(delta)} place{'s' if abs(delta) != 1 else ''} {'higher' if delta > 0 else 'lower'} than in the default ranking"
+
+
+def explain_words(explain: list[dict[str, Any]], weights: Mapping[str, float], default: Mapping[str, float]) -> list[str]:
+    """Why a project moves between the default ranking and a goal's: the components whose weight
+    changed most for it, each with the weights and the points against the average project's move."""
+    out = []
+    for e in explain:
+        c = e["component"]
+        w, w0 = weights.get(c, 0), default.get(c, 0)
+        weight = f"weighs {w:g} here instead of {w0:g}" if w != w0 else f"weighs {w:g} in both"
+        out.append(f"{COMPONENT_LABELS.get(c, c)} {weight}: {e['points']:+.1f} points against the average project's move")
+    return out
