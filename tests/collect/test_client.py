@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from porchlamp.collect import AuthError, GraphQLClient, NetworkError
-from porchlamp.collect.client import find_token, redact
+from porchlamp.collect.client import RequestFailed, find_token, redact
 
 TOKEN = "tok_" + "s3cr3t" * 6
 
@@ -34,6 +34,24 @@ def test_token_without_access_is_an_auth_error() -> None:
     with pytest.raises(AuthError, match="lack the needed scope") as err:
         client.query("discover", {"q": "stars:1..2", "after": None})
     assert TOKEN not in str(err.value)
+
+
+def test_a_secondary_limit_that_outlasts_the_retries_is_a_failed_request_not_a_scope() -> None:
+    """With every fault kind at 5%, four in ten requests fail: some request meets eight failures in a
+    row, and when the last is a secondary limit (403) it must be split or recorded like any other,
+    not stop the run as a token without access."""
+    answers = iter([500, 500, 500, 500, 500, 500, 500, 403])
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        status = next(answers)
+        if status == 403:
+            return httpx.Response(403, json={"message": "You have exceeded a secondary rate limit."}, headers={"retry-after": "1"})
+        return httpx.Response(status, json={"message": "Server Error"})
+
+    client = GraphQLClient("https://api.github.invalid/graphql", TOKEN, transport=httpx.MockTransport(handler), wait_scale=0.0)
+    with pytest.raises(RequestFailed, match="secondary rate limit") as err:
+        client.query("discover", {"q": "stars:1..2", "after": None})
+    assert not isinstance(err.value, AuthError) and client.stats.requests == 8
 
 
 def test_no_token_at_all() -> None:

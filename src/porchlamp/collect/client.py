@@ -185,7 +185,9 @@ class GraphQLClient:
                 if status == 401:
                     raise AuthError(f"GitHub refused the token ({reason}): check GITHUB_TOKEN or `gh auth status`; "
                                     "nothing collected so far is lost") from None
-                if status == 403:
+                if status == 403 and "rate limit" not in reason:
+                    # A rate limit that outlasted the retries is a failed request, split or recorded
+                    # like any other, never a missing scope.
                     raise AuthError(f"GitHub refused access ({reason}): the token may lack the needed scope") from None
                 if reason.startswith("insufficient scopes"):
                     raise AuthError(f"GitHub refused query {name}: the token lacks a scope it needs ({reason}). Give it read "
