@@ -1,13 +1,13 @@
-"""API cost of a full collection, and of an incremental one a month later, through the emulator.
+"""API cost of a full collection, and of an incremental one a month (or `--days`) later, through the emulator.
 
     .venv/bin/python bench/collect_cost.py [--repos 3000] [--seed 7] [--concurrency 2] [--world DIR] [--later-world DIR]
-                                           [--faults SPEC] [--check] [--only full|incremental]
+                                           [--faults SPEC] [--check] [--only full|incremental] [--days 31]
 
 Full: a world dated 2026-10-15 is served by `porchlamp emulator` in a process of its own (as
 GitHub is) and collected over HTTP into a fresh store. Incremental: the same repositories'
 world dated a month later is first served as it stood on 2026-10-15 and collected in full, then
 served whole and collected again for 2026-11-15; that second run's points over the first's is the
-share. Prints each half as soon as it is known (stderr), then one JSON object (stdout).
+share. `--days 1` measures the daily refresh instead. Prints each half as soon as it is known (stderr), then one JSON object (stdout).
 
 `--faults` serves the full half with the emulator's faults on (heavy queries always time out as
 GitHub's would). `--check` compares the full half's store with what a complete collection of the
@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -133,7 +133,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7, help="world seed (the same for both dates)")
     ap.add_argument("--concurrency", type=int, default=2, help="requests in flight, as `porchlamp collect --concurrency`")
     ap.add_argument("--world", type=Path, help="reuse a world dated 2026-10-15 instead of generating one")
-    ap.add_argument("--later-world", type=Path, help="reuse a world dated 2026-11-15 (same seed and size) for the incremental half")
+    ap.add_argument("--later-world", type=Path, help="reuse a world dated --days after 2026-10-15 (same seed and size) for the incremental half")
+    ap.add_argument("--days", type=int, default=(LATER - EARLIER).days, help="how much later the incremental run is (1: a daily refresh)")
     ap.add_argument("--only", choices=("full", "incremental"), help="run one half")
     ap.add_argument("--faults", help="emulator faults for the full half, e.g. 'all=0.05,seed=5'")
     ap.add_argument("--check", action="store_true", help="compare the full half with the world, rows and evaluation")
@@ -152,13 +153,14 @@ def main() -> None:
                 report["check"] = check(world, tmp / "full.duckdb", tmp)
                 print(json.dumps({"partial": "check", **report["check"]}), file=sys.stderr, flush=True)
         if args.only != "full":
-            later, _ = world_at(args.later_world, tmp, "later", args.repos, args.seed, LATER)
+            when = EARLIER + timedelta(days=args.days)
+            later, _ = world_at(args.later_world, tmp, "later", args.repos, args.seed, when)
             db = tmp / "later.duckdb"
             base = collect(later, db, EARLIER, args.concurrency, clock=EARLIER)
-            print(json.dumps({"partial": "month_earlier", **base}), file=sys.stderr, flush=True)
-            inc = collect(later, db, LATER, args.concurrency)
+            print(json.dumps({"partial": "earlier", **base}), file=sys.stderr, flush=True)
+            inc = collect(later, db, when, args.concurrency)
             print(json.dumps({"partial": "incremental", **inc}), file=sys.stderr, flush=True)
-            report.update(later_world_prs=read_meta(later)["counts"]["pulls"], month_earlier=base, incremental=inc,
+            report.update(later_world_prs=read_meta(later)["counts"]["pulls"], days=args.days, earlier=base, incremental=inc,
                           incremental_share_of_full=round(inc["points"] / base["points"], 4))
     print(json.dumps(report, indent=1))
 

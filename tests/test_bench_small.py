@@ -34,8 +34,10 @@ def test_bench_emulator_rps_small() -> None:
 
 @pytest.mark.slow
 def test_bench_collect_cost_small() -> None:
-    res = subprocess.run([sys.executable, str(BENCH / "collect_cost.py"), "--repos", "100"], capture_output=True, text=True, timeout=900)
+    res = subprocess.run([sys.executable, str(BENCH / "collect_cost.py"), "--repos", "100", "--days", "1"],
+                         capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
     data = json.loads(res.stdout)
-    assert data["full"]["prs"] > 0 and data["full"]["failed"] == {} and data["month_earlier"]["failed"] == {}
+    assert data["full"]["prs"] > 0 and data["full"]["failed"] == {} and data["earlier"]["failed"] == {} and data["days"] == 1
+    assert data["incremental"]["unchanged"] > 0
     assert data["incremental"]["prs"] > 0 and 0 < data["incremental_share_of_full"] < 1

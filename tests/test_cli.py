@@ -1,13 +1,16 @@
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from porchlamp.cli import app
+from porchlamp.emulator import Emulator, WorldIndex
+from porchlamp.store import Store
 
 runner = CliRunner()
-COMMANDS = ["sample-world", "load-world", "evaluate", "rerank", "report", "demo"]
+COMMANDS = ["sample-world", "load-world", "collect", "refresh", "evaluate", "rerank", "report", "publish", "demo"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)
@@ -46,3 +49,35 @@ def test_errors_are_one_clear_line(tmp_path: Path) -> None:
     res = runner.invoke(app, ["evaluate", "--db", str(tmp_path / "x.duckdb"), "--as-of", "last tuesday"])
     assert res.exit_code == 2 and "date like 2026-10-15" in res.output
     assert "Traceback" not in res.output
+
+
+def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cron job: a first refresh collects in full, the next day's touches only what moved, and
+    running the same day again spends nothing and changes nothing."""
+    world, db, site = tmp_path / "w", tmp_path / "s.duckdb", tmp_path / "site"
+    assert runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "4", "--out", str(world)]).exit_code == 0
+    monkeypatch.setenv("GITHUB_TOKEN", "t0k3n-secret")
+    day0, day1 = date(2026, 10, 14), date(2026, 10, 15)
+
+    def refresh(index: WorldIndex, day: date) -> dict:
+        stats = tmp_path / f"{day}.json"
+        with Emulator(index) as emu:
+            res = runner.invoke(app, ["refresh", "--repos-file", str(world / "repos.txt"), "--api", emu.url, "--db", str(db),
+                                      "--as-of", day.isoformat(), "--out", str(site), "--stats-json", str(stats)])
+        assert res.exit_code == 0, res.output
+        assert "t0k3n-secret" not in res.output and "Traceback" not in res.output
+        return {"out": " ".join(res.output.split()), **json.loads(stats.read_text())}  # as read, not as wrapped
+
+    first = refresh(WorldIndex(world, clock=day0), day0)
+    assert f"refresh for {day0}: first run: all 40 repositories collected in full" in first["out"]
+    second = refresh(WorldIndex(world), day1)
+    c = second["collected"]
+    assert f"refresh for {day1}: since {day0}: {40 - c['unchanged']} of 40 repositories touched" in second["out"]
+    assert 0 < c["unchanged"] < 40 and c["points"] < first["collected"]["points"] / 2
+    assert "a run 1 day after the last costs about" in second["out"]  # the plan, before anything is spent
+    assert "verdicts that moved:" in second["out"] and second["previous"] == day0.isoformat()
+    assert json.loads((site / "data" / "v1" / "index.json").read_text())["as_of"] == day1.isoformat()
+    with Store(db, read_only=True) as s:
+        assert s.snapshot_dates() == [day0, day1] and s.get_meta("collected_as_of") == day1.isoformat()
+    again = refresh(WorldIndex(world), day1)
+    assert again["collected"]["points"] == 0 and again["verdicts_moved"] == second["verdicts_moved"]

@@ -226,20 +226,11 @@ def collect(
     and the error (see `porchlamp report`), and the run goes on. The token comes from GITHUB_TOKEN,
     else `gh auth token`; it is never written anywhere.
     """
-    from datetime import datetime, timezone
+    from porchlamp.collect import CollectError, CollectOptions, Collector, GraphQLClient, plan_collection
 
-    from porchlamp.collect import CollectError, CollectOptions, Collector, GraphQLClient, find_token, plan_collection, read_repos_file
-
-    token = find_token()
     with _errors():
         settings = load_settings(config)
-        today = datetime.now(timezone.utc).date()
-        when = _parse_date(as_of, "--as-of") or today
-        if when > today:
-            raise UserError(f"--as-of {when} is in the future; the newest snapshot possible is today, {today}")
-        listing = read_repos_file(repos_file)
-        if not token:
-            raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login` (for the emulator any value works)")
+        token, when, listing = _run_inputs(as_of, repos_file)
         deps = _dependents_api(dependents_api, api)
         notes = []
         if listing.duplicates:
@@ -281,6 +272,72 @@ def collect(
             console.print(f"  not collected: {f['repo']} at {f['step']}: {f['reason']}", highlight=False, markup=False)
         if summary.failures and strict:
             raise typer.Exit(1)
+
+
+@app.command()
+def refresh(
+    repos_file: Path = typer.Option(..., "--repos-file", help="The same list the store was collected from (one owner/name a line)."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Publish the refreshed site here (replaced whole when done); "
+                                           "omit to only collect and evaluate."),
+    api: str = typer.Option("https://api.github.com/graphql", "--api", help="GraphQL endpoint (the emulator's URL for offline runs)."),
+    db: Path = DB_OPTION,
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="The day to refresh for (default: today, UTC)."),
+    dependents_api: Optional[str] = typer.Option(None, "--dependents-api", help="As for `collect` ('' to skip)."),
+    concurrency: int = typer.Option(2, "--concurrency", min=1, max=8, help="Requests in flight at once."),
+    stats_json: Optional[Path] = typer.Option(None, "--stats-json", help="Also write the refresh's summary as JSON here."),
+    strict: bool = typer.Option(False, "--strict", help="Exit non-zero when any repository could not be collected."),
+    config: Optional[Path] = CONFIG_OPTION,
+) -> None:
+    """The daily job: collect what changed since the store's last run, evaluate the day, publish.
+
+    One cheap listing finds the repositories where anything moved (pushes, PRs, issues, stars...);
+    only those are fetched again, and only where they moved. Meant for cron, once a day, on one
+    token; prints what was touched, the points spent and which verdicts moved. Run the same command
+    again after a crash to finish the day. A store never collected before gets a full collection.
+    """
+    from porchlamp.collect import CollectError, GraphQLClient
+    from porchlamp.refresh import run_refresh
+
+    with _errors():
+        settings = load_settings(config)
+        token, when, listing = _run_inputs(as_of, repos_file)
+        client = GraphQLClient(api, token, wait_scale=_wait_scale())
+        try:
+            with Store(db) as store:
+                summary = run_refresh(store, client, list(listing.repos), when, settings, progress_bar, out_dir,
+                                      _dependents_api(dependents_api, api), concurrency,
+                                      notice=lambda text: console.print(f"note: {text}", highlight=False, markup=False),
+                                      say=lambda text: console.print(text, highlight=False, markup=False))
+        except CollectError as err:
+            raise UserError(f"refresh stopped while collecting: {err}") from None
+        finally:
+            client.close()
+        for line in summary.lines():
+            console.print(line, highlight=False, markup=False)
+        for f in summary.collected.failures:
+            console.print(f"  not collected: {f['repo']} at {f['step']}: {f['reason']}", highlight=False, markup=False)
+        if stats_json:
+            stats_json.write_text(_dump_json(summary.as_dict()) + "\n", encoding="utf-8")
+        if summary.collected.failures and strict:
+            raise typer.Exit(1)
+
+
+def _run_inputs(as_of: str | None, repos_file: Path) -> tuple[str, date, Any]:
+    """What a collecting command needs before it starts: the token, the day (today unless given, never
+    later) and the repository list; a UserError naming what to fix otherwise."""
+    from datetime import datetime, timezone
+
+    from porchlamp.collect import find_token, read_repos_file
+
+    token = find_token()
+    today = datetime.now(timezone.utc).date()
+    when = _parse_date(as_of, "--as-of") or today
+    if when > today:
+        raise UserError(f"--as-of {when} is in the future; the newest snapshot possible is today, {today}")
+    listing = read_repos_file(repos_file)
+    if not token:
+        raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login` (for the emulator any value works)")
+    return token, when, listing
 
 
 def _dependents_api(given: str | None, api: str) -> str | None:

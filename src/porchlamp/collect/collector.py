@@ -29,6 +29,12 @@ from porchlamp.models import Issue, as_of_instant
 from porchlamp.store import Store
 
 META_SLOTS, PR_SLOTS, TIMELINE_SLOTS, GFI_SLOTS, CI_BATCH, LIST_SLOTS, BY_ID_BATCH, AUTHOR_SLOTS = 16, 12, 25, 50, 149, 50, 149, 100
+CHANGED_SLOTS, CHANGED_PRS = 70, 10  # the refresh listing: two connections a slot, 140 requests = one point
+# A PR updated this long before the last run is listed again: an event stamped just before the
+# run may be indexed just after it.
+UPDATED_MARGIN = timedelta(hours=1)
+# Stages a repository that did not change keeps from its last run, confirmed for this one.
+CONFIRMABLE = ("meta", "pulls", "ci", "issues", "dependents")
 DEPENDENTS_CHUNK = 10  # lookups between checks of the dependents service's health
 # Responses are written a few at a time, each write one transaction with the states that mark them
 # done: a statement costs DuckDB milliseconds whatever its size, and a crash loses only what was not
@@ -76,6 +82,8 @@ class CollectSummary:
     splits: int = 0  # requests split or shrunk after timing out
     dependents_missing: int = 0  # repositories whose dependents could not be looked up this run
     notices: list[str] = field(default_factory=list)
+    unchanged: int = 0  # refresh: repositories confirmed from the listing alone, nothing else fetched
+    changed: dict[str, int] = field(default_factory=dict)  # refresh: repositories by what changed (pushed, prs, issues, metadata)
 
     @property
     def points_per_100_prs(self) -> float | None:
@@ -111,6 +119,16 @@ class CollectPlan:
         return [budget, f"estimate for {self.repos:,} repositories: about {self.estimated_points:,} points{hours} ({self.basis})"]
 
 
+# Measured shares of a full collection (bench/RESULTS.md): a run one day after the last, and one a
+# month after; in between the cost grows with the PRs that moved, roughly linearly.
+DAILY_SHARE, MONTHLY_SHARE = 0.03, 0.24
+
+
+def incremental_share(days: int) -> float:
+    """The estimated cost of an incremental run `days` after the last, as a share of a full one."""
+    return min(1.0, DAILY_SHARE + (MONTHLY_SHARE - DAILY_SHARE) * (days - 1) / 30)
+
+
 def plan_collection(client: GraphQLClient, store: Store, repos: int, as_of: date) -> CollectPlan:
     """Check the token and its budget (spending nothing), and estimate the run's points: from this
     store's own last collection when it has one, else from the measured cost per repository."""
@@ -121,9 +139,11 @@ def plan_collection(client: GraphQLClient, store: Store, repos: int, as_of: date
     if last and full and store.count("repositories"):
         per_repo = int(full) / store.count("repositories")
         basis = f"this store's last full collection: {per_repo:.2f} points a repository"
-        if date.fromisoformat(last) < as_of:
-            per_repo *= 0.25
-            basis += "; an incremental run costs about a quarter of that"
+        days = (as_of - date.fromisoformat(last)).days
+        if days > 0:
+            share = incremental_share(days)
+            per_repo *= share
+            basis += f"; a run {days} day{'s' if days > 1 else ''} after the last costs about {share:.0%} of that"
     return CollectPlan(repos, budget.get("limit"), budget.get("remaining"), budget.get("resetAt"),
                        max(1, round(repos * per_repo)), basis)
 
@@ -160,6 +180,19 @@ def _pairs(repos: Iterable[str]) -> list[tuple[str, str]]:
 
 def _id_vars(ids: Sequence[str]) -> dict[str, Any]:
     return {"ids": list(ids[:MAX_IDS]), "more": list(ids[MAX_IDS:])}
+
+
+def _gh_time(t: datetime) -> str:
+    """An instant as GitHub's DateTime arguments take it."""
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _by_since(pending: list[Any]) -> list[list[Any]]:
+    """Pending (key, state) pairs grouped by the `since` in their cursors: one query asks with one."""
+    groups: dict[str, list[Any]] = {}
+    for item in pending:
+        groups.setdefault(json.loads(item[1]["cursor"]).get("since") or "", []).append(item)
+    return [groups[k] for k in sorted(groups)]
 
 
 def _id_nodes(body: dict[str, Any]) -> list[Any]:
@@ -237,6 +270,9 @@ class Collector:
         earlier = {r for r, _ in self.store.states("error").keys()}
         repos.sort(key=lambda r: r not in earlier)
         self.summary.repos = len(repos)
+        if last and date.fromisoformat(last) < self.opt.as_of:
+            self.summary.incremental = True
+            self._changed(repos)
         alive = self._meta(repos)
         for stage in (self._pulls, self._timelines, self._authors, self._ci, self._issues, self._dependents):
             stage([r for r in alive if r not in self._errors])
@@ -341,6 +377,88 @@ class Collector:
                 else:
                     store(job, result)
         self._flush()
+
+    # -- refresh: what changed since the last run? -----------------------------------------
+
+    def _changed(self, repos: list[str]) -> None:
+        """One listing of every repository that has been collected before: its scalars, its latest
+        push, its PRs and issues by update time. A repository where nothing moved keeps every stage
+        of its last run, confirmed for this one at no further cost; one that moved is fetched only
+        where it moved (a push: metadata and documents; PR updates: those PRs by id; issue updates:
+        its good first issues). Scalars such as stars are updated from the listing itself."""
+        todo = self._todo("changed", repos)
+        if not todo:
+            return
+        stored = {r.name_with_owner: r for r in self.store.records("repositories")}
+        states = {stage: self.store.states(stage) for stage in CONFIRMABLE}
+        errors = self.store.states("error")
+        prior: dict[str, date] = {}
+        for repo in todo:
+            st = states["pulls"].get((repo, "pulls"))
+            if repo in stored and st and st["status"] == "done" and st["as_of"] < self.opt.as_of and (repo, "error") not in errors:
+                prior[repo] = st["as_of"]
+        listed = [r for r in todo if r in prior]
+
+        def fetch(job: Job) -> dict[str, Any]:
+            return self.client.query("repos_changed", {**_slot_vars(_pairs(job.items), CHANGED_SLOTS), "prs": CHANGED_PRS})
+
+        def store(job: Job, body: dict[str, Any]) -> None:
+            out = _Writes()
+            for i, repo in enumerate(job.items):
+                self._store_changed(repo, (body.get("data") or {}).get(f"r{i}"), stored[repo], prior[repo], states, out)
+            self._write(out)
+            self.progress("what changed", len(job.items), len(listed))
+
+        self._run_jobs([Job(tuple(b)) for b in _chunks(listed, CHANGED_SLOTS)], fetch, store, "changed", lambda j: j.items)
+
+    def _store_changed(self, repo: str, node: dict[str, Any] | None, was: Any, prior: date,
+                       states: dict[str, dict[tuple[str, str], dict[str, Any]]], out: _Writes) -> None:
+        flags: dict[str, Any] = {"since": prior.isoformat()}
+        if node is None or node["nameWithOwner"] != repo:
+            # Gone, blocked or renamed: the full metadata step finds out which, as on a first run.
+            flags["gone"] = True
+            out.states.append((repo, "changed", self.opt.as_of, "done", None, json.dumps(flags)))
+            self.summary.changed["gone or renamed"] = self.summary.changed.get("gone or renamed", 0) + 1
+            return
+        since = as_of_instant(prior) - UPDATED_MARGIN
+        keep = set(CONFIRMABLE)
+        if mapping.ts(node.get("pushedAt")) != was.pushed_at:
+            keep -= {"meta", "dependents"}  # commits, files and packages may have changed
+            flags["pushed"] = True
+        now = replace(mapping.repository({**node, "owner": {"__typename": was.owner_type}}), languages=was.languages,
+                      topics=was.topics, default_branch=was.default_branch, root_files=was.root_files,
+                      created_at=was.created_at, pushed_at=was.pushed_at)
+        if now != was and "meta" in keep:
+            out.records.append(now)  # stars, description, license...: the listing carries them all
+            flags["metadata"] = True
+        conn = node.get("pullRequests") or {}
+        updated = [n for n in conn.get("nodes") or [] if mapping.ts(n["updatedAt"]) >= since]  # type: ignore[operator]
+        for n in updated:
+            if mapping.ts(n["createdAt"]) >= self.start:  # type: ignore[operator]
+                cursor = {"id": n["id"], "since": _gh_time(since)}
+                out.states.append((repo, f"pull#{n['number']}", self.opt.as_of, "pending", json.dumps(cursor), None))
+        if updated:
+            keep.discard("ci")  # a merge may have entered the CI sample
+            flags["prs"] = len(updated)
+            if (conn.get("pageInfo") or {}).get("hasNextPage") and len(updated) == len(conn.get("nodes") or []):
+                keep.discard("pulls")  # more than the listing showed: the PR listing pages through them
+        issues = (node.get("issues") or {}).get("nodes") or []
+        if issues and mapping.ts(issues[0]["updatedAt"]) >= since:  # type: ignore[operator]
+            # A new issue may carry a label made since: the label list the issue query filters by
+            # comes with the metadata.
+            keep -= {"issues", "meta"}
+            flags["issues"] = True
+        confirmed = []
+        for stage in sorted(keep):
+            st = states[stage].get((repo, stage))
+            if st and st["status"] == "done":
+                confirmed.append((repo, stage, self.opt.as_of, "done", st["cursor"], st["detail"]))
+        out.states += [*confirmed, (repo, "changed", self.opt.as_of, "done", None, json.dumps(flags))]
+        if len(flags) == 1:
+            self.summary.unchanged += 1
+        for key in ("pushed", "prs", "issues", "metadata"):
+            if key in flags:
+                self.summary.changed[key] = self.summary.changed.get(key, 0) + 1
 
     # -- meta ------------------------------------------------------------------------------
 
@@ -511,7 +629,8 @@ class Collector:
                 reached_stop = True
                 break
             if mapping.ts(n["createdAt"]) >= self.start:  # type: ignore[operator]
-                queued.append((repo, f"pull#{n['number']}", self.opt.as_of, "pending", json.dumps({"id": n["id"]}), None))
+                cursor = {"id": n["id"], "since": _gh_time(stop)}
+                queued.append((repo, f"pull#{n['number']}", self.opt.as_of, "pending", json.dumps(cursor), None))
         more = conn["pageInfo"]["hasNextPage"] and not reached_stop
         plan["after"] = conn["pageInfo"]["endCursor"]
         state = (repo, "pulls", self.opt.as_of, "partial" if more else "done", json.dumps(plan) if more else None, None)
@@ -524,21 +643,27 @@ class Collector:
         if not pending:
             return
         known_ci = self.store.known_ci()
+        # A PR read before needs only the timeline items since that read; one whose continuation an
+        # earlier run left unfinished is read whole, so nothing between is skipped.
+        unfinished = {k[0] + "#" + k[1].split("#", 1)[1] for k, v in self.store.states("timeline#").items() if v["status"] != "done"}
+        pending = [(k, st if (k[0] + "#" + k[1].split("#", 1)[1]) not in unfinished
+                    else {**st, "cursor": json.dumps({**json.loads(st["cursor"]), "since": None})}) for k, st in pending]
 
         def fetch(job: Job) -> dict[str, Any]:
-            return self.client.query("pulls_by_id", _id_vars([json.loads(st["cursor"])["id"] for _, st in job.items]))
+            cursors = [json.loads(st["cursor"]) for _, st in job.items]
+            return self.client.query("pulls_by_id", {**_id_vars([c["id"] for c in cursors]), "since": cursors[0].get("since")})
 
         def store(job: Job, body: dict[str, Any]) -> None:
             out = _Writes()
-            for ((repo, stage), _), n in zip(job.items, _id_nodes(body)):
+            for ((repo, stage), st), n in zip(job.items, _id_nodes(body)):
                 out.states.append((repo, stage, self.opt.as_of, "done", None, None if n else "gone"))
                 if n:
-                    self._pull_records(repo, n, known_ci, out)
+                    self._pull_records(repo, n, known_ci, out, json.loads(st["cursor"]).get("since"))
             self._write(out)
             self.progress("updated pull requests", len(job.items), len(pending))
 
-        self._run_jobs([Job(tuple(b)) for b in _chunks(pending, BY_ID_BATCH)], fetch, store, "pulls",
-                       lambda j: [k[0] for k, _ in j.items])
+        jobs = [Job(tuple(b)) for group in _by_since(pending) for b in _chunks(group, BY_ID_BATCH)]
+        self._run_jobs(jobs, fetch, store, "pulls", lambda j: [k[0] for k, _ in j.items])
 
     def _pack(self, repos: list[str], plans: dict[str, dict[str, Any]]) -> list[list[str]]:
         """Group repositories so each query stays within one point's worth of requests."""
@@ -590,7 +715,8 @@ class Collector:
         out.states.append((repo, "pulls", self.opt.as_of, "partial" if more else "done", json.dumps(plan) if more else None, None))
         return more
 
-    def _pull_records(self, repo: str, n: dict[str, Any], known_ci: dict[tuple[str, int], bool], out: _Writes) -> None:
+    def _pull_records(self, repo: str, n: dict[str, Any], known_ci: dict[tuple[str, int], bool], out: _Writes,
+                      since: str | None = None) -> None:
         """One PR node as rows; a timeline longer than its first page is queued for the rest.
 
         Every page is read: who answered, who acted as a maintainer and which texts are templates
@@ -604,7 +730,7 @@ class Collector:
         tl = n.get("timelineItems") or {}
         if (tl.get("pageInfo") or {}).get("hasNextPage"):
             out.states.append((repo, f"timeline#{pr.number}", self.opt.as_of, "pending",
-                               json.dumps({"id": pr.node_id, "after": tl["pageInfo"]["endCursor"]}), None))
+                               json.dumps({"id": pr.node_id, "after": tl["pageInfo"]["endCursor"], "since": since}), None))
 
     # -- timeline continuations ------------------------------------------------------------
 
@@ -619,13 +745,14 @@ class Collector:
             if not pending:
                 return
             pending.sort()
-            jobs = [Job(tuple(b), min(page.get(k, TIMELINE_PAGE) for k, _ in b)) for b in _chunks(pending, TIMELINE_SLOTS)]
+            jobs = [Job(tuple(b), min(page.get(k, TIMELINE_PAGE) for k, _ in b))
+                    for group in _by_since(pending) for b in _chunks(group, TIMELINE_SLOTS)]
 
             def fetch(job: Job) -> dict[str, Any]:
                 variables: dict[str, Any] = {"first": job.size}
                 for i in range(TIMELINE_SLOTS):
                     cur = json.loads(job.items[i][1]["cursor"]) if i < len(job.items) else {"id": "unused", "after": None}
-                    variables[f"id{i}"], variables[f"a{i}"] = cur["id"], cur["after"]
+                    variables[f"id{i}"], variables[f"a{i}"], variables[f"s{i}"] = cur["id"], cur["after"], cur.get("since")
                     if i:
                         variables[f"use{i}"] = i < len(job.items)
                 return self.client.query("timeline_more", variables)

@@ -266,8 +266,11 @@ class Repository:
         if filterBy and "assignee" in filterBy:
             who = filterBy["assignee"]
             rows = [i for i in rows if (i["assignees"] == 0 if who is None else i["assignees"] > 0)]
+        if orderBy and orderBy.get("field") == "UPDATED_AT":
+            # A world's issues are never edited after they open: their last update is their creation.
+            rows = sorted(rows, key=lambda i: (i["created_at"], i["number"]), reverse=orderBy.get("direction") == "DESC")
         nodes = [{"id": f"I_{self.id}_{i['number']}", "number": i["number"], "title": i["title"], "state": i["state"],
-                  "createdAt": i["created_at"],
+                  "createdAt": i["created_at"], "updatedAt": i["created_at"],
                   "labels": lambda info, first=None, _i=i: connection([{"id": f"LA_{n}", "name": n} for n in _i["labels"]], first),
                   "assignees": lambda info, first=None, _i=i: {"totalCount": _i["assignees"], "nodes": []}} for i in rows]
         return connection(nodes, first, after)

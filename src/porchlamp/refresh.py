@@ -1,0 +1,91 @@
+"""One day's refresh of a store that holds an earlier snapshot: collect what changed, evaluate the
+day, publish the site, and say what moved. The command line's `refresh` is a thin layer over it.
+
+Each stage is resumable on its own (collection by its stored states, evaluation and publishing by
+being repeatable), so running the same refresh again after a crash finishes the day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from porchlamp.collect import CollectOptions, Collector, CollectSummary, GraphQLClient, plan_collection
+from porchlamp.config import Settings
+from porchlamp.publish import PublishSummary, load_site_data, publish
+from porchlamp.publish.changes import Changes, changes_from_store
+from porchlamp.snapshot import EvaluateSummary, evaluate_store
+from porchlamp.store import Store
+
+Step = Callable[[str, int | None], Any]  # (label, total) -> a context manager yielding advance(n)
+
+
+@dataclass(frozen=True)
+class RefreshSummary:
+    as_of: date
+    previous: date | None  # the snapshot the store held before; None makes this a first, full run
+    collected: CollectSummary
+    evaluated: EvaluateSummary
+    changes: Changes
+    published: PublishSummary | None
+
+    def lines(self) -> list[str]:
+        """What a cron log or an operator reads: what was touched, what it cost, which verdicts moved."""
+        c = self.collected
+        if self.previous is None:
+            touched = f"first run: all {c.repos:,} repositories collected in full"
+        else:
+            moved = ", ".join(f"{n:,} {what}" for what, n in sorted(c.changed.items())) or "nothing"
+            touched = (f"since {self.previous}: {c.repos - c.unchanged:,} of {c.repos:,} repositories touched ({moved}); "
+                       f"{c.unchanged:,} unchanged")
+        counts = self.changes.summary()
+        verdicts = ", ".join(f"{n:,} {kind.replace('_', ' ')}" for kind, n in counts.items() if n) or "none"
+        out = [f"refresh for {self.as_of}: {touched}",
+               f"collected {c.prs:,} PRs for {c.points:,} points in {c.requests:,} requests; failed: "
+               + (", ".join(f"{n} {why.replace('_', ' ')}" for why, n in sorted(c.failed.items())) or "none"),
+               f"evaluated {self.evaluated.repos:,} repositories; verdicts that moved: {verdicts}"]
+        if self.published:
+            p = self.published
+            out.append(f"published {p.pages:,} pages to {p.out} in {p.seconds:.1f} s")
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"as_of": self.as_of.isoformat(), "previous": self.previous.isoformat() if self.previous else None,
+                "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos,
+                "verdicts_moved": self.changes.summary(),
+                "published": None if self.published is None else {"out": str(self.published.out), "pages": self.published.pages,
+                                                                  "seconds": self.published.seconds}}
+
+
+def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: date, settings: Settings, step: Step,
+                out_dir: Path | None = None, dependents_api: str | None = None, concurrency: int = 2,
+                issues_url: str | None = None, notice: Callable[[str], None] = lambda text: None,
+                say: Callable[[str], None] = lambda text: None) -> RefreshSummary:
+    """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate, publish to
+    `out_dir` when given. A store without an earlier run is collected in full."""
+    last = store.get_meta("collected_as_of")
+    previous = date.fromisoformat(last) if last else None
+    if previous is not None and previous > as_of:
+        from porchlamp.snapshot import SnapshotError
+
+        raise SnapshotError(f"the store was last collected for {previous}, after {as_of}; refresh moves forward only")
+    for line in plan_collection(client, store, len(repos), as_of).lines():  # the token is checked before anything runs
+        say(line)
+    with step("collecting what changed", len(repos) * 3) as advance:
+        collector = Collector(store, client, CollectOptions(as_of=as_of, window_days=settings.window.days,
+                                                            concurrency=concurrency, dependents_api=dependents_api),
+                              settings, progress=lambda label, n, total: advance(n), notice=notice)
+        collected = collector.run(repos)
+    with step("evaluating", store.count("repositories")) as advance:
+        evaluated = evaluate_store(store, as_of, settings, advance)
+    changes = changes_from_store(store, as_of)
+    published = None
+    if out_dir is not None:
+        site = load_site_data(store, as_of)
+        with step("publishing", len(site.projects)) as advance:
+            published = publish(site, out_dir, progress=advance, **({"issues_url": issues_url} if issues_url else {}))
+    # `previous` names the snapshot compared against: the collection's, or else the evaluated one before.
+    return RefreshSummary(as_of, previous if previous != as_of else changes.previous, collected, evaluated, changes, published)

@@ -1,0 +1,78 @@
+"""Daily refresh: a week of one-day collections ends where a full collection on the last day does,
+and each day costs a small share of a full run."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from collecting import AS_OF, collect_world
+
+from porchlamp.collect import CollectSummary
+from porchlamp.config import Settings
+from porchlamp.emulator import WorldIndex
+from porchlamp.snapshot import evaluate_store
+from porchlamp.store import Store
+
+TABLES = ("results", "pr_results", "component_results", "profile_results")
+
+
+def _evaluated(db: Path, as_of: date) -> dict[str, list[Any]]:
+    with Store(db) as s:
+        evaluate_store(s, as_of, Settings())
+        rows = {t: [r for r in s.rows(t) if r[0] == as_of] for t in TABLES}
+    # A refreshed store also keeps PRs that have left the window since its first day (its earlier
+    # snapshots need them): they are listed as before the window and counted nowhere.
+    start = datetime.combine(as_of, datetime.min.time()) - timedelta(days=183)
+    old = [r for r in rows["pr_results"] if r[6] < start]
+    assert {r[8] for r in old} <= {"before_window"}
+    rows["pr_results"] = [r for r in rows["pr_results"] if r[6] >= start]
+    # authorAssociation is what GitHub said when it last read the PR, so a PR unchanged since an
+    # earlier day keeps that day's word; every verdict is the same.
+    rows["pr_results"] = [r[:5] + r[6:] for r in rows["pr_results"]]
+    return rows
+
+
+def test_seven_daily_refreshes_equal_a_full_collection(world300: Path, index300: WorldIndex,
+                                                      collected300: tuple[Path, CollectSummary], tmp_path: Path) -> None:
+    first = AS_OF - timedelta(days=7)
+    db = tmp_path / "daily.duckdb"
+    start = collect_world(WorldIndex(world300, clock=first), db, as_of=first)
+    days: list[CollectSummary] = []
+    for d in range(1, 8):
+        day = first + timedelta(days=d)
+        days.append(collect_world(WorldIndex(world300, clock=day) if day < AS_OF else index300, db, as_of=day))
+    full_db = tmp_path / "full.duckdb"
+    shutil.copy(collected300[0], full_db)
+    full = collected300[1]
+
+    for s in days:
+        assert s.incremental and not s.failed and "pull_requests" not in s.points_by_query
+        # Most repositories have a quiet day: the listing alone confirms them.
+        assert s.unchanged > s.repos // 3 and s.changed.get("prs", 0) > 0
+        assert s.points_by_query["repos_changed"] == -(-300 // 70)
+        assert s.points <= full.points * 0.12
+    assert start.points >= full.points * 0.9  # the first day is a full run; the week is a fraction of it
+    assert sum(s.points for s in days) < start.points * 0.6
+
+    with Store(db, read_only=True) as s:
+        changed = s.states("changed")
+    assert len(changed) == 300 and {v["as_of"] for v in changed.values()} == {AS_OF}
+    flags = [json.loads(v["detail"]) for v in changed.values()]
+    assert all(f["since"] == (AS_OF - timedelta(days=1)).isoformat() for f in flags)
+
+    got, want = _evaluated(db, AS_OF), _evaluated(full_db, AS_OF)
+    for table in TABLES:
+        assert got[table] == want[table], table
+    assert len(want["pr_results"]) > 5000
+
+
+def test_the_plan_estimates_a_refresh_by_the_days_since_the_last_run() -> None:
+    from porchlamp.collect.collector import DAILY_SHARE, MONTHLY_SHARE, incremental_share
+
+    assert incremental_share(1) == DAILY_SHARE and incremental_share(31) == MONTHLY_SHARE
+    shares = [incremental_share(d) for d in range(1, 400)]
+    assert shares == sorted(shares) and shares[-1] == 1.0
