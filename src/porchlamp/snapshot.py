@@ -121,7 +121,7 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     failed = {e["repo"] for e in store.collection_errors()}
     wanted = [r for r in store.repo_names() if r not in failed] if failed else None
     # Templates are a property of the whole snapshot: one pass to find them, one to judge.
-    templates = templates_of(store.iter_repo_data(wanted), settings)
+    templates = templates_of(store.iter_repo_data(wanted, comments_only=True), settings)
     snap = evaluate_snapshot(store.iter_repo_data(wanted), store.accounts(), settings, when, progress, templates)
     store.write_snapshot(
         when,

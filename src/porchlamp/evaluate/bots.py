@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase, translate
 
 _SEPARATORS = re.compile(r"[-_.]")
 
@@ -34,6 +34,13 @@ class BotRules:
     patterns: tuple[str, ...]
     words: re.Pattern[str]  # "<word>bot" at the end of a login
     project_suffixes: tuple[str, ...]
+    any_pattern: re.Pattern[str] | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Most logins match no pattern: one compiled expression says so in one pass, where matching
+        # the patterns one by one cost millions of calls on a snapshot.
+        any_pattern = re.compile("|".join(f"(?:{translate(p)})" for p in self.patterns)) if self.patterns else None
+        object.__setattr__(self, "any_pattern", any_pattern)
 
     @staticmethod
     def words_pattern(long: list[str], short: list[str], suffixes: list[str]) -> re.Pattern[str]:
@@ -46,9 +53,9 @@ class BotRules:
 def login_rules_reason(login: str, rules: BotRules) -> str | None:
     """What the login alone says (patterns and words; no lists): why it looks like a bot, or None."""
     norm = normalise_login(login)
-    for pattern in rules.patterns:
-        if fnmatchcase(norm, pattern):
-            return f"login matches the bot pattern {pattern}"
+    if rules.any_pattern is not None and rules.any_pattern.match(norm):
+        pattern = next(p for p in rules.patterns if fnmatchcase(norm, p))  # the first, as the reason names it
+        return f"login matches the bot pattern {pattern}"
     m = rules.words.search(norm)
     if m:
         return f"login ends in '{m.group(0)}', a word for automation"
