@@ -17,7 +17,7 @@ from porchlamp.collect import CollectOptions, Collector, CollectSummary, GraphQL
 from porchlamp.config import Settings
 from porchlamp.publish import PublishSummary, load_site_data, publish
 from porchlamp.publish.changes import Changes, changes_from_store
-from porchlamp.snapshot import EvaluateSummary, evaluate_store
+from porchlamp.snapshot import EvaluateSummary, SnapshotError, evaluate_store
 from porchlamp.store import Store
 
 Step = Callable[[str, int | None], Any]  # (label, total) -> a context manager yielding advance(n)
@@ -69,8 +69,6 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
     last = store.get_meta("collected_as_of")
     previous = date.fromisoformat(last) if last else None
     if previous is not None and previous > as_of:
-        from porchlamp.snapshot import SnapshotError
-
         raise SnapshotError(f"the store was last collected for {previous}, after {as_of}; refresh moves forward only")
     for line in plan_collection(client, store, len(repos), as_of).lines():  # the token is checked before anything runs
         say(line)

@@ -464,7 +464,7 @@ class Collector:
 
     def _meta(self, repos: list[str]) -> list[str]:
         todo = self._todo("meta", repos)
-        since = self.start.strftime("%Y-%m-%dT%H:%M:%SZ")
+        since = _gh_time(self.start)
 
         def fetch(job: Job) -> dict[str, Any]:
             return self.client.query("repo_meta", {**_slot_vars(_pairs(job.items), META_SLOTS), "since": since,
@@ -522,7 +522,7 @@ class Collector:
         cursor: str | None = after
         while cursor:
             body = self.client.query("history_more", {"owner": owner, "name": name, "after": cursor,
-                                                      "since": self.start.strftime("%Y-%m-%dT%H:%M:%SZ")})
+                                                      "since": _gh_time(self.start)})
             node = (body.get("data") or {}).get("repository") or {}
             history = mapping.history_of(node) or {}
             page = mapping.commits(repo, history)
@@ -645,9 +645,9 @@ class Collector:
         known_ci = self.store.known_ci()
         # A PR read before needs only the timeline items since that read; one whose continuation an
         # earlier run left unfinished is read whole, so nothing between is skipped.
-        unfinished = {k[0] + "#" + k[1].split("#", 1)[1] for k, v in self.store.states("timeline#").items() if v["status"] != "done"}
-        pending = [(k, st if (k[0] + "#" + k[1].split("#", 1)[1]) not in unfinished
-                    else {**st, "cursor": json.dumps({**json.loads(st["cursor"]), "since": None})}) for k, st in pending]
+        unfinished = {k for k, v in self.store.states("timeline#").items() if v["status"] != "done"}
+        pending = [(k, {**st, "cursor": json.dumps({**json.loads(st["cursor"]), "since": None})}
+                    if (k[0], k[1].replace("pull#", "timeline#", 1)) in unfinished else st) for k, st in pending]
 
         def fetch(job: Job) -> dict[str, Any]:
             cursors = [json.loads(st["cursor"]) for _, st in job.items]
@@ -790,7 +790,7 @@ class Collector:
         for repo, login, node_id, first in self.store.returning_authors(repos, self.start, self.end):
             if not node_id or bots.setdefault(repo, Bots(self.rules.bots, repo)).is_bot(login, "User"):
                 continue
-            until = (first - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            until = _gh_time(first - timedelta(seconds=1))
             st = states.get((repo, f"author#{login.lower()}"))
             if st and st["status"] == "done":
                 found, asked = st["detail"], json.loads(st["cursor"])["until"]
@@ -814,7 +814,7 @@ class Collector:
                 node = (body.get("data") or {}).get(f"c{i}") or {}
                 found = mapping.commits(repo, mapping.history_of(node))
                 records += found
-                at = found[0].committed_at.strftime("%Y-%m-%dT%H:%M:%SZ") if found else None
+                at = _gh_time(found[0].committed_at) if found else None
                 rows.append((repo, f"author#{login.lower()}", self.opt.as_of, "done", json.dumps({"until": until}), at))
             self._write(_Writes(records, rows))
             self.progress("returning authors", len(job.items), len(wanted))

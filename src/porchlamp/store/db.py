@@ -308,7 +308,7 @@ class Store:
         `comments_only`: just the PRs and their comments, reviews and ready-for-review events, the rest
         left empty: what finding the snapshot's templates reads, at a fraction of the rows."""
         wanted = set(repos) if repos is not None else None
-        tables = ("pulls", "timeline") if comments_only else ("community", "pulls", "timeline", "commits", "issues", "dependents")
+        tables = ("pulls", "timeline") if comments_only else _REPO_TABLES
         where = {"timeline": "kind IN ('comment', 'review', 'ready_for_review')"} if comments_only else {}
         streams = {t: self._stream(t, where.get(t)) for t in tables}
         heads: dict[str, Any] = {t: next(s, None) for t, s in streams.items()}
@@ -324,7 +324,7 @@ class Store:
 
         for repo in self._stream("repositories"):
             name = repo[0]
-            parts = {t: take(t, name) if t in streams else [] for t in ("community", "pulls", "timeline", "commits", "issues", "dependents")}
+            parts = {t: take(t, name) if t in streams else [] for t in _REPO_TABLES}
             if wanted is not None and name not in wanted:
                 continue
             timeline: dict[int, list[TimelineItem]] = {}
@@ -491,6 +491,8 @@ class Store:
 
 
 _LIST_COLUMNS = frozenset({"topics", "root_files", "codeowners", "ai_policy", "labels"})
+# The tables whose rows belong to one repository, as a RepoData gathers them.
+_REPO_TABLES = ("community", "pulls", "timeline", "commits", "issues", "dependents")
 
 
 def _q(ident: str) -> str:
