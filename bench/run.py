@@ -3,6 +3,7 @@
     .venv/bin/python bench/run.py                  # 1,000 / 3,000 / 11,000 repositories (make bench)
     .venv/bin/python bench/run.py --small          # 100 repositories: what CI runs so this cannot rot
     .venv/bin/python bench/run.py --only page --sizes 11000
+    .venv/bin/python bench/run.py --only evaluate --sizes 11000 --workers 1 2
 
 Worlds are generated once into --work (kept between runs). Each measurement runs in a fresh
 process so its peak memory is its own; every figure is printed as one JSON line.
@@ -38,8 +39,8 @@ elif step == "evaluate":
     from porchlamp.snapshot import evaluate_store
     from porchlamp.store import Store
     with Store(db) as s:
-        r = evaluate_store(s, None, Settings())
-    out = {"repos": r.repos, "outside_prs": r.outside_prs}
+        r = evaluate_store(s, None, Settings(), workers=int(arg or 1))
+    out = {"repos": r.repos, "outside_prs": r.outside_prs, "workers": int(arg or 1), "worker_peak_mb": list(r.worker_peak_mb)}
 elif step == "rerank":
     from porchlamp.config import settings_from_dict
     from porchlamp.snapshot import rerank_store
@@ -123,6 +124,8 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 11000])
     ap.add_argument("--small", action="store_true", help="one 100-repository world: checks the benchmarks still run")
     ap.add_argument("--only", choices=["evaluate", "rerank", "publish", "page"], nargs="+")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2],
+                    help="evaluate once for each: 1 in one process, N on a local cluster of N worker processes")
     args = ap.parse_args()
     sizes = [100] if args.small else args.sizes
     steps = set(args.only or ["evaluate", "rerank", "publish", "page"])
@@ -131,7 +134,9 @@ def main() -> None:
     for n in sizes:
         world, db = world_and_store(args.work, n)
         if "evaluate" in steps or not _evaluated(db):
-            emit({"benchmark": "evaluate", "repos": n, **child("evaluate", db)})
+            # Every worker count on the same store in one session: compare them as ratios.
+            for w in args.workers:
+                emit({"benchmark": "evaluate", "repos": n, **child("evaluate", db, str(w))})
         if "rerank" in steps and n == largest:
             emit({"benchmark": "rerank", "repos": n, **child("rerank", db)})
         if ("publish" in steps and (n >= 3000 or args.small)) or ("page" in steps and n == largest):

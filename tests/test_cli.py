@@ -10,7 +10,7 @@ from porchlamp.emulator import Emulator, WorldIndex
 from porchlamp.store import Store
 
 runner = CliRunner()
-COMMANDS = ["sample-world", "load-world", "collect", "refresh", "evaluate", "rerank", "report", "publish", "demo"]
+COMMANDS = ["sample-world", "load-world", "collect", "refresh", "merge", "evaluate", "rerank", "report", "publish", "demo"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)

@@ -7,6 +7,7 @@ library's errors into one clear line and a non-zero exit instead of a traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -128,6 +129,13 @@ def load_world_cmd(
 
 
 CONFIG_OPTION = typer.Option(None, "--config", help="A porchlamp.toml with weights and thresholds (default: ./porchlamp.toml if present, else built-in).")
+WORKERS_OPTION = typer.Option(0, "--workers", min=0, max=256, help="Evaluate on a local cluster of this many worker processes; "
+                              "1 evaluates in this process; 0 (default) uses one per core from 1,000 repositories up.")
+CLUSTER_OPTION = typer.Option(None, "--cluster", help="Evaluate on the workers of the Dask scheduler at this address "
+                              "(tcp://host:8786) instead of a local cluster; they must all read --shard-dir.")
+SHARD_DIR_OPTION = typer.Option(None, "--shard-dir", help="Where the snapshot's Parquet shards and partial results go "
+                                "(default: a temporary directory beside the store, removed after). With --cluster, a "
+                                "directory every worker can read and write, such as a shared file system.")
 
 
 @app.command()
@@ -135,11 +143,15 @@ def evaluate(
     db: Path = DB_OPTION,
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Snapshot date (default: the date the data was collected for)."),
     config: Optional[Path] = CONFIG_OPTION,
+    workers: int = WORKERS_OPTION,
+    cluster: Optional[str] = CLUSTER_OPTION,
+    shard_dir: Optional[Path] = SHARD_DIR_OPTION,
 ) -> None:
     """Judge every collected repository for one snapshot and store verdicts, scores and ranks.
 
-    Pure and repeatable: the same store, date and configuration give the same results. Change
-    weights in the configuration and run it again to re-rank; nothing is collected again.
+    Pure and repeatable: the same store, date and configuration give the same results, however
+    many workers share the repositories. Change weights in the configuration and run `rerank`
+    to re-rank; nothing is collected again.
     """
     from porchlamp.snapshot import evaluate_store
 
@@ -151,7 +163,7 @@ def evaluate(
             n = store.count("repositories")
             t0 = time.perf_counter()
             with progress_bar("evaluating repositories", n) as advance:
-                summary = evaluate_store(store, when, settings, advance)
+                summary = evaluate_store(store, when, settings, advance, _workers(workers, n), cluster, shard_dir)
         parts = ", ".join(f"{summary.statuses.get(s, 0):,} {s.replace('_', ' ')}" for s in _STATUS_ORDER)
         console.print(
             f"evaluated {summary.repos:,} repositories for {summary.as_of} in {time.perf_counter() - t0:.1f} s: {parts}; "
@@ -216,6 +228,9 @@ def collect(
     plan: bool = typer.Option(False, "--plan", help="Check the token and its budget, print the estimated points and hours, and stop."),
     strict: bool = typer.Option(False, "--strict", help="Exit non-zero when any repository could not be collected (default: "
                                 "record it, go on, and exit 0; the next run tries it first)."),
+    shard: Optional[str] = typer.Option(None, "--shard", help="Collect only part i of n of the list (i/n, e.g. 2/4), split by a "
+                                        "hash of each name, into its own --db; `porchlamp merge` joins the parts. Each "
+                                        "part needs its own owner's token (docs/COLLECTING.md)."),
     config: Optional[Path] = CONFIG_OPTION,
 ) -> None:
     """Collect every repository of the list into the store, for the window ending at --as-of.
@@ -233,6 +248,13 @@ def collect(
         token, when, listing = _run_inputs(as_of, repos_file)
         deps = _dependents_api(dependents_api, api)
         notes = []
+        if shard:
+            from porchlamp.collect.repos_file import parse_shard, take_shard
+
+            part = parse_shard(shard)
+            whole = len(listing.repos)
+            listing = take_shard(listing, part)
+            notes.append(f"shard {part[0]}/{part[1]}: {len(listing.repos):,} of {whole:,}")
         if listing.duplicates:
             notes.append(f"{listing.duplicates} duplicate line(s) skipped")
         if listing.from_urls:
@@ -275,6 +297,28 @@ def collect(
 
 
 @app.command()
+def merge(
+    stores: list[Path] = typer.Argument(..., help="Stores collected with `collect --shard i/n` (any number, any order)."),
+    db: Path = DB_OPTION,
+) -> None:
+    """Join stores collected in parts (`collect --shard i/n`) into one, then evaluate that one.
+
+    Each part's rows are added in one transaction; a repository in two parts keeps the rows of the
+    part given last. Every part must have been collected for the same --as-of. Evaluated
+    snapshots are not merged: run `porchlamp evaluate` on the merged store.
+    """
+    with _errors():
+        with Store(db) as store:
+            for path in stores:
+                counts = store.merge_from(path)
+                overlap = f"; {counts['overlap']:,} repositories were already here and now hold its rows" if counts["overlap"] else ""
+                console.print(f"merged {path}: {counts['repositories']:,} repositories, {counts['pulls']:,} PRs, "
+                              f"{counts['timeline']:,} timeline items{overlap}", highlight=False, markup=False)
+            total = store.count("repositories")
+        console.print(f"{db} now holds {total:,} repositories; next: porchlamp evaluate --db {db}", highlight=False, markup=False)
+
+
+@app.command()
 def refresh(
     repos_file: Path = typer.Option(..., "--repos-file", help="The same list the store was collected from (one owner/name a line)."),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Publish the refreshed site here (replaced whole when done); "
@@ -287,6 +331,8 @@ def refresh(
     stats_json: Optional[Path] = typer.Option(None, "--stats-json", help="Also write the refresh's summary as JSON here."),
     strict: bool = typer.Option(False, "--strict", help="Exit non-zero when any repository could not be collected."),
     config: Optional[Path] = CONFIG_OPTION,
+    workers: int = WORKERS_OPTION,
+    cluster: Optional[str] = CLUSTER_OPTION,
 ) -> None:
     """The daily job: collect what changed since the store's last run, evaluate the day, publish.
 
@@ -307,7 +353,8 @@ def refresh(
                 summary = run_refresh(store, client, list(listing.repos), when, settings, progress_bar, out_dir,
                                       _dependents_api(dependents_api, api), concurrency,
                                       notice=lambda text: console.print(f"note: {text}", highlight=False, markup=False),
-                                      say=lambda text: console.print(text, highlight=False, markup=False))
+                                      say=lambda text: console.print(text, highlight=False, markup=False),
+                                      workers=_workers(workers, len(listing.repos)), cluster=cluster)
         except CollectError as err:
             raise UserError(f"refresh stopped while collecting: {err}") from None
         finally:
@@ -320,6 +367,14 @@ def refresh(
             stats_json.write_text(_dump_json(summary.as_dict()) + "\n", encoding="utf-8")
         if summary.collected.failures and strict:
             raise typer.Exit(1)
+
+
+def _workers(asked: int, repos: int) -> int:
+    """Worker processes for evaluation: as asked, or (0) one per core once a store is big enough
+    that starting them pays back."""
+    if asked:
+        return asked
+    return max(1, os.cpu_count() or 1) if repos >= 1000 else 1
 
 
 def _run_inputs(as_of: str | None, repos_file: Path) -> tuple[str, date, Any]:

@@ -63,7 +63,7 @@ class RefreshSummary:
 def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: date, settings: Settings, step: Step,
                 out_dir: Path | None = None, dependents_api: str | None = None, concurrency: int = 2,
                 issues_url: str | None = None, notice: Callable[[str], None] = lambda text: None,
-                say: Callable[[str], None] = lambda text: None) -> RefreshSummary:
+                say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None) -> RefreshSummary:
     """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate, publish to
     `out_dir` when given. A store without an earlier run is collected in full."""
     last = store.get_meta("collected_as_of")
@@ -78,7 +78,7 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                               settings, progress=lambda label, n, total: advance(n), notice=notice)
         collected = collector.run(repos)
     with step("evaluating", store.count("repositories")) as advance:
-        evaluated = evaluate_store(store, as_of, settings, advance)
+        evaluated = evaluate_store(store, as_of, settings, advance, workers, cluster)
     changes = changes_from_store(store, as_of)
     published = None
     if out_dir is not None:

@@ -10,15 +10,18 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from porchlamp import __version__
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
-from porchlamp.evaluate import Snapshot, evaluate_snapshot, templates_of
+from porchlamp.evaluate import Snapshot
 from porchlamp.evaluate.components import ComponentResult, response_times
 from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
 from porchlamp.evaluate.report import build_report
+from porchlamp.evaluate.rules import load_rules
+from porchlamp.evaluate.templates import TemplateCounter
 from porchlamp.store import Store
 
 
@@ -32,6 +35,7 @@ class EvaluateSummary:
     repos: int
     statuses: dict[str, int]
     outside_prs: int
+    worker_peak_mb: tuple[float, ...] = ()  # each worker process's peak memory (none when run in this process)
 
 
 def resolve_as_of(store: Store, as_of: date | None) -> date:
@@ -113,25 +117,57 @@ def snapshot_rows(snap: Snapshot) -> dict[str, dict[str, list[Any]]]:
 
 
 def evaluate_store(store: Store, as_of: date | None, settings: Settings,
-                   progress: Callable[[int], None] | None = None) -> EvaluateSummary:
-    """Evaluate every repository in the store for `as_of` and store the snapshot (replacing it)."""
+                   progress: Callable[[int], None] | None = None, workers: int = 1, cluster: str | None = None,
+                   shard_dir: Path | None = None) -> EvaluateSummary:
+    """Evaluate every repository in the store for `as_of` and store the snapshot (replacing it).
+
+    The snapshot is exported as Parquet by repository shard and evaluated shard by shard: in this
+    process (`workers` 1), on a local cluster of `workers` processes, or on the Dask scheduler at
+    `cluster` (whose workers must read `shard_dir`). Every way gives the same rows."""
+    from porchlamp.cluster import ROWS_PER_SHARD, PARTIAL_TABLES, judge_shard, profile_rows, runner_for, shard_sightings, shard_space
+    from porchlamp.store.shards import export_shards, plan_shards
+
     when = resolve_as_of(store, as_of)
     # A repository whose collection failed at some step holds part of its data: it is not judged on
     # that, and the report names it.
     failed = {e["repo"] for e in store.collection_errors()}
-    wanted = [r for r in store.repo_names() if r not in failed] if failed else None
-    # Templates are a property of the whole snapshot: one pass to find them, one to judge.
-    templates = templates_of(store.iter_repo_data(wanted, comments_only=True), settings)
-    snap = evaluate_snapshot(store.iter_repo_data(wanted), store.accounts(), settings, when, progress, templates)
-    store.write_snapshot(
-        when,
-        {"settings": settings.model_dump_json(), "porchlamp_version": __version__, "repos": len(snap.results)},
-        snapshot_rows(snap),
-    )
-    statuses: dict[str, int] = {}
-    for r in snap.results:
-        statuses[r.status] = statuses.get(r.status, 0) + 1
-    return EvaluateSummary(when, len(snap.results), statuses, sum(len(r.outside) for r in snap.results))
+    wanted = [r for r in store.repo_names() if r not in failed]
+    runner = runner_for(workers, cluster)
+    try:
+        shards = plan_shards(store, wanted, ROWS_PER_SHARD, min_shards=4 * runner.workers if runner.workers > 1 else 1)
+        with shard_space(Path(store.path).parent, shard_dir) as space:
+            where = str(space)
+            export_shards(store, space, shards)
+            ks = list(range(len(shards)))
+            text = settings.model_dump_json()
+            # Templates are a property of the whole snapshot: every shard's sightings, reduced here.
+            counter: TemplateCounter | None = None
+            for part in runner.map(shard_sightings, where, ks, text):
+                if counter is None:
+                    counter = part
+                else:
+                    counter.merge(part)
+            counter = counter or TemplateCounter(settings.templates, load_rules(settings).bot_templates)
+            index = runner.share(counter.index())
+            statuses: dict[str, int] = {}
+            scored: list[Any] = []
+            repos = outside = 0
+            for outcome in runner.map(judge_shard, where, ks, text, when, index):
+                for k, v in outcome.statuses.items():
+                    statuses[k] = statuses.get(k, 0) + v
+                scored.extend(outcome.scored)
+                repos += outcome.repos
+                outside += outcome.outside_prs
+                if progress:
+                    progress(outcome.repos)
+            files = {t: sorted((space / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
+            store.write_snapshot(
+                when, {"settings": text, "porchlamp_version": __version__, "repos": repos},
+                {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files)
+            peaks = tuple(runner.peak_memory_mb())
+    finally:
+        runner.close()
+    return EvaluateSummary(when, repos, statuses, outside, peaks)
 
 
 def stored_as_of(store: Store, as_of: date | None) -> date:

@@ -5,6 +5,7 @@ names its line, raised before a single request is made.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,3 +72,24 @@ def read_repos_file(path: str | Path, limit_errors: int = 10) -> ReposList:
     if not seen:
         raise ReposFileError(f"{p}: no repositories in the file; write one owner/name a line")
     return ReposList(tuple(seen.values()), dups, urls)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`i/n` (1 ≤ i ≤ n) as (i, n), or a ReposFileError saying what a shard looks like."""
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise ReposFileError(f"--shard {text!r}: expected i/n with 1 ≤ i ≤ n, such as 1/4 for the first of four")
+    return int(m.group(1)), int(m.group(2))
+
+
+def shard_of(repo: str, shards: int) -> int:
+    """Which of `shards` (1-based) a repository belongs to: by a hash of its lowercased name, so the
+    split does not move when the list grows or is reordered, and renames in case stay put."""
+    digest = hashlib.blake2b(repo.lower().encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % shards + 1
+
+
+def take_shard(listing: ReposList, shard: tuple[int, int]) -> ReposList:
+    """The part of a repos list that shard i of n collects."""
+    i, n = shard
+    return ReposList(tuple(r for r in listing.repos if shard_of(r, n) == i), listing.duplicates, listing.from_urls)

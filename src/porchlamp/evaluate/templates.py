@@ -138,12 +138,13 @@ class TemplateCounter:
         remap = {rid: self._repo_ids.setdefault(repo, len(self._repo_ids)) for repo, rid in other._repo_ids.items()}
         for login, n in other._comments.items():
             self._comments[login] = self._comments.get(login, 0) + n
+        # Repository ids are dense (0..n-1) in each counter, so a lookup array renumbers them.
+        lookup = pa.array([remap[rid] for rid in range(len(other._repo_ids))], pa.int32())
         for t in other._tables:
-            old = t.column("repo").to_pylist()
-            new = [remap[r] for r in old]
-            prs = [(remap[r] << 32) | (p & 0xFFFFFFFF) for r, p in zip(old, t.column("pr").to_pylist())]
-            self._tables.append(t.set_column(t.schema.get_field_index("repo"), "repo", pa.array(new, pa.int32()))
-                                 .set_column(t.schema.get_field_index("pr"), "pr", pa.array(prs, pa.int64())))
+            repo = pc.take(lookup, t["repo"])
+            pr = pc.bit_wise_or(pc.shift_left(pc.cast(repo, pa.int64()), 32), pc.bit_wise_and(t["pr"], 0xFFFFFFFF))
+            self._tables.append(t.set_column(t.schema.get_field_index("repo"), "repo", repo)
+                                 .set_column(t.schema.get_field_index("pr"), "pr", pr))
 
     def index(self) -> TemplateIndex:
         st = self.settings

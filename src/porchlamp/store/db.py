@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from porchlamp.models import (
     Account,
@@ -275,6 +276,46 @@ class Store:
         row = self._one("SELECT value FROM store_meta WHERE key = ?", [key])
         return None if row is None else str(row[0])
 
+    def merge_from(self, other: str | Path) -> dict[str, int]:
+        """Fold the collected rows of another store (a shard collected elsewhere) into this one, in one
+        transaction; a repository in both takes the other's rows. Evaluated snapshots are not merged:
+        evaluate the merged store. Returns rows read per table, and `overlap` (repositories in both)."""
+        src = Path(other)
+        if not src.exists():
+            raise StoreError(f"{src}: no store here to merge; give the path of a store `porchlamp collect` wrote")
+        if src.resolve() == self.path.resolve():
+            raise StoreError(f"{src}: cannot merge a store into itself")
+        with Store(src) as probe:  # brings an older store up to this version's schema first
+            theirs = {k: probe.get_meta(k) for k in ("collected_as_of", "first_collected_as_of", "full_collection_points")}
+        ours = {k: self.get_meta(k) for k in theirs}
+        if ours["collected_as_of"] and theirs["collected_as_of"] and ours["collected_as_of"] != theirs["collected_as_of"]:
+            raise StoreError(
+                f"{src} was collected for {theirs['collected_as_of']} and {self.path} for {ours['collected_as_of']}: "
+                "shards merge only when collected for the same --as-of; collect the late one again for that date")
+        self._run(f"ATTACH '{_sql_path(src)}' AS merge_src (READ_ONLY)")
+        try:
+            counts: dict[str, int] = {}
+            row = self._one("SELECT count(*) FROM merge_src.repositories WHERE name_with_owner IN "
+                            "(SELECT name_with_owner FROM repositories)")
+            counts["overlap"] = int(row[0]) if row else 0
+            with self.transaction():
+                for table in (*(t for t in RAW_TABLES if t != "store_meta"), "collect_state", "repo_names"):
+                    row = self._one(f"SELECT count(*) FROM merge_src.{table}")
+                    counts[table] = int(row[0]) if row else 0
+                    self._run(f"INSERT OR REPLACE INTO {table} BY NAME SELECT * FROM merge_src.{table}")
+                if theirs["collected_as_of"]:
+                    self.set_meta("collected_as_of", theirs["collected_as_of"])
+                # The merged store reaches back only as far as every part does.
+                firsts = [d for d in (ours["first_collected_as_of"], theirs["first_collected_as_of"]) if d]
+                if firsts:
+                    self.set_meta("first_collected_as_of", max(firsts))
+                points = [int(p) for p in (ours["full_collection_points"], theirs["full_collection_points"]) if p]
+                if points:
+                    self.set_meta("full_collection_points", str(sum(points)))
+        finally:
+            self._run("DETACH merge_src")
+        return counts
+
     # -- reading ---------------------------------------------------------------------------
 
     def count(self, table: str) -> int:
@@ -428,8 +469,10 @@ class Store:
 
     # -- evaluated snapshots ---------------------------------------------------------------
 
-    def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: dict[str, dict[str, list[Any]]]) -> None:
-        """Replace one snapshot's results (all tables at once, in one transaction)."""
+    def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: dict[str, dict[str, list[Any]]],
+                       files: dict[str, Sequence[Path]] | None = None) -> None:
+        """Replace one snapshot's results (all tables at once, in one transaction): rows given as
+        columns in `tables`, or as Parquet files with the table's columns in `files`."""
         with self.transaction():
             for table in RESULT_TABLES:
                 self._run(f"DELETE FROM {table} WHERE as_of = ?", [as_of])
@@ -442,6 +485,17 @@ class Store:
                 if table not in RESULT_TABLES:
                     raise StoreError(f"unknown result table {table!r}")
                 self.upsert_columns(table, data)
+            for table, paths in (files or {}).items():
+                if table not in RESULT_TABLES:
+                    raise StoreError(f"unknown result table {table!r}")
+                if paths:
+                    types = self._column_types(table)
+                    present = set().union(*(pq.read_schema(p).names for p in paths))
+                    cols = [c for c in types if c in present]
+                    listed = ", ".join(f"'{_sql_path(Path(p))}'" for p in paths)
+                    self._run(f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) SELECT "
+                              f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} "
+                              f"FROM read_parquet([{listed}], union_by_name = true)")
 
     def replace_profiles(self, as_of: date, data: dict[str, list[Any]]) -> None:
         """Replace one snapshot's profile scores (a re-rank) in one transaction."""
@@ -480,6 +534,13 @@ class Store:
             self._run(f"COPY ({select}) TO '{_sql_path(target)}' (FORMAT parquet)")
             written.append(target)
         return written
+
+    def export_query(self, sql: str, params: Sequence[Any], target: str | Path) -> Path:
+        """A read-only query's rows written as one Parquet file (DuckDB streams it: memory stays small)."""
+        out = Path(target)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        self.conn.execute(f"COPY ({sql}) TO '{_sql_path(out)}' (FORMAT parquet)", list(params))
+        return out
 
     def all_tables(self) -> list[str]:
         return [

@@ -1,0 +1,213 @@
+"""Evaluation over repository shards as tasks: in this process, on a local Dask cluster of worker
+processes, or on the workers of a Dask scheduler elsewhere; the same tasks and reduces in each case.
+
+Map: each shard's template sightings, then each shard judged (pure `evaluate_repo`) with its result
+rows written as Parquet beside the shard. Reduce, here: the template index between the two maps,
+then ranks and profile scores over every shard's components, and one load into the store.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from porchlamp import killpoints
+from porchlamp.config import Settings
+from porchlamp.errors import PorchlampError
+from porchlamp.evaluate.components import ComponentResult
+from porchlamp.evaluate.engine import Snapshot, evaluate_repo
+from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
+from porchlamp.evaluate.rules import Rules, load_rules
+from porchlamp.evaluate.bots import Bots
+from porchlamp.evaluate.templates import TemplateCounter, TemplateIndex, sightings
+from porchlamp.store.shards import read_accounts, read_shard
+
+# About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
+ROWS_PER_SHARD = 100_000
+PARTIAL_TABLES = ("results", "pr_results", "component_results")
+
+
+class ClusterError(PorchlampError):
+    """The cluster could not be started or reached, or a shard failed on every retry."""
+
+
+@dataclass(frozen=True)
+class ShardOutcome:
+    """What the reduce needs of one judged shard; its result rows are in Parquet files."""
+
+    shard: int
+    repos: int
+    statuses: dict[str, int]
+    outside_prs: int
+    # (repo, status, outside PRs, components) of every repository that reached scoring
+    scored: tuple[tuple[str, str, int, dict[str, ComponentResult]], ...]
+
+
+@lru_cache(maxsize=4)
+def _settings(text: str) -> tuple[Settings, Rules]:
+    settings = Settings.model_validate_json(text)
+    return settings, load_rules(settings)
+
+
+@lru_cache(maxsize=2)
+def _accounts(shard_dir: str) -> dict[str, Any]:
+    return read_accounts(shard_dir)
+
+
+def shard_sightings(shard_dir: str, shard: int, settings_json: str) -> TemplateCounter:
+    """Map 1: the template sightings of one shard's comments, as a counter to merge."""
+    settings, rules = _settings(settings_json)
+    counter = TemplateCounter(settings.templates, rules.bot_templates)
+    for data in read_shard(shard_dir, shard, comments_only=True):
+        counter.add(sightings(data, Bots(rules.bots, data.repo.name_with_owner), settings.templates))
+    return counter
+
+
+def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex) -> ShardOutcome:
+    """Map 2: every repository of one shard evaluated; its result rows written under
+    `<shard_dir>/results/<table>/<shard>.parquet` (rewritten whole if the task runs again)."""
+    from porchlamp.snapshot import snapshot_rows
+
+    settings, rules = _settings(settings_json)
+    accounts = _accounts(shard_dir)
+    results = []
+    for data in read_shard(shard_dir, shard):
+        results.append(evaluate_repo(data, accounts, settings, rules, as_of, templates))
+        killpoints.reach("judge_repo")
+    rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)))
+    for table in PARTIAL_TABLES:
+        folder = Path(shard_dir) / "results" / table
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / f"{shard:05d}.parquet"
+        if rows[table]:
+            tmp = target.with_suffix(".tmp")
+            pq.write_table(pa.table({c: pa.array(v) for c, v in rows[table].items()}), tmp)
+            os.replace(tmp, target)  # a retried task leaves one whole file, never half of two
+        else:
+            target.unlink(missing_ok=True)
+    statuses: dict[str, int] = {}
+    for r in results:
+        statuses[r.status] = statuses.get(r.status, 0) + 1
+    return ShardOutcome(shard, len(results), statuses, sum(len(r.outside) for r in results),
+                        tuple((r.repo, r.status, len(r.outside), r.components) for r in results if r.components))
+
+
+def profile_rows(scored: Iterable[tuple[str, str, int, dict[str, ComponentResult]]],
+                 settings: Settings) -> Iterator[tuple[str, dict[str, ProfileScore]]]:
+    """Reduce: (repo, profile scores) for every scored repository, ranks over all the ranked ones."""
+    scored = sorted(scored)
+    table = rank_all([Rankable(repo, comps, n) for repo, status, n, comps in scored if status == "ranked"], settings)
+    for repo, status, _, comps in scored:
+        yield repo, table[repo] if status == "ranked" else {p: profile_score(comps, p, settings) for p in settings.profiles}
+
+
+class Runner:
+    """Maps a task over shards, yielding each result as it finishes (any order)."""
+
+    workers: int = 1
+
+    def map(self, fn: Callable[..., Any], shard_dir: str, shards: Sequence[int], *rest: Any) -> Iterator[Any]:
+        for k in shards:
+            yield fn(shard_dir, k, *rest)
+
+    def share(self, value: Any) -> Any:
+        """A value every task of the next map receives (sent to each worker once)."""
+        return value
+
+    def peak_memory_mb(self) -> list[float]:
+        """Each worker process's peak resident memory so far (none when tasks run in this process)."""
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class DaskRunner(Runner):
+    """Tasks on a Dask cluster: a local one of `workers` processes, or the scheduler at `address`.
+    A task whose worker dies is run again elsewhere (Dask's allowed failures)."""
+
+    def __init__(self, workers: int = 2, address: str | None = None) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as e:  # pragma: no cover - a dependency of the package
+            raise ClusterError("evaluating on workers needs the `distributed` package: pip install 'dask[distributed]'") from e
+        self._cluster = None
+        try:
+            if address:
+                self._client = Client(address, timeout="30s")
+            else:
+                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                             dashboard_address=None, silence_logs=40)
+                self._client = Client(self._cluster)
+        except (OSError, TimeoutError) as e:
+            where = f"the scheduler at {address}" if address else f"a local cluster of {workers} workers"
+            raise ClusterError(f"could not reach {where}: {e}; check the address (tcp://host:8786) and that the scheduler runs") from e
+        self.workers = len(self._client.scheduler_info().get("workers", {})) or workers
+
+    def map(self, fn: Callable[..., Any], shard_dir: str, shards: Sequence[int], *rest: Any) -> Iterator[Any]:
+        from distributed import as_completed
+
+        run = uuid.uuid4().hex[:12]
+        futures = [self._client.submit(fn, shard_dir, k, *rest, key=f"{fn.__name__}-{run}-{k}", pure=False) for k in shards]
+        try:
+            for fut in as_completed(futures):
+                yield fut.result()
+        except Exception as e:
+            from distributed.scheduler import KilledWorker
+
+            if isinstance(e, KilledWorker):
+                raise ClusterError(f"{fn.__name__}: a shard killed its worker on every retry ({e}); "
+                                   "see the workers' logs for the repository it was evaluating") from e
+            raise
+
+    def share(self, value: Any) -> Any:
+        return self._client.scatter(value, broadcast=True)
+
+    def peak_memory_mb(self) -> list[float]:
+        peaks = self._client.run(_peak_rss_mb)
+        return [peaks[w] for w in sorted(peaks)]
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def runner_for(workers: int = 1, address: str | None = None) -> Runner:
+    """In this process (`workers` ≤ 1, no address), else on a Dask cluster."""
+    if address or workers > 1:
+        return DaskRunner(workers, address)
+    return Runner()
+
+
+@contextmanager
+def shard_space(beside: Path, given: Path | None) -> Iterator[Path]:
+    """Where shard files go: `given` (kept, for workers on other machines to read), else a
+    temporary directory beside the store, removed afterwards."""
+    if given is not None:
+        given.mkdir(parents=True, exist_ok=True)
+        yield given
+        return
+    tmp = Path(tempfile.mkdtemp(prefix=".porchlamp-shards-", dir=beside))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,149 @@
+"""The collected snapshot as Parquet files by repository shard: planned and written from the
+store, read back as RepoData by whoever evaluates a shard (this process or a worker elsewhere).
+
+A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet`, `<dir>/accounts.parquet`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from porchlamp.models import CommunityFiles, RepoData, TimelineItem
+from porchlamp.store.db import (
+    _LIST_COLUMNS,
+    _REPO_TABLES,
+    MODEL_OF_TABLE,
+    ORDER_OF_TABLE,
+    REPO_COLUMN,
+    Store,
+    _columns,
+    _from_db,
+    _sql_path,
+)
+
+# Timeline rows that finding templates reads (SPEC section 5): what people say, and when a PR became ready.
+TEMPLATE_KINDS = ("comment", "review", "ready_for_review")
+_CONVERTED = _LIST_COLUMNS | {"languages"}
+
+
+def plan_shards(store: Store, repos: Sequence[str], rows_per_shard: int, min_shards: int = 1) -> list[list[str]]:
+    """`repos` in name order, cut into contiguous shards of about `rows_per_shard` PR and timeline rows
+    each (a repository is never split), and at least `min_shards` of them when there are enough repositories."""
+    weight = {r["repo"]: r["n"] for r in store.query(
+        "SELECT repo, sum(n) AS n FROM (SELECT repo, count(*) AS n FROM pulls GROUP BY repo "
+        "UNION ALL SELECT repo, count(*) AS n FROM timeline GROUP BY repo) GROUP BY repo")}
+    names = sorted(repos)
+    total = sum(1 + weight.get(n, 0) for n in names)
+    count = max(min_shards, -(-total // max(1, rows_per_shard)))
+    count = max(1, min(count, len(names)))
+    target = total / count
+    shards: list[list[str]] = [[]]
+    load = 0
+    for i, name in enumerate(names):
+        # A new shard once this one has its share, or when every one left must start now to make `count`.
+        if shards[-1] and len(shards) < count and (load >= target or len(names) - i <= count - len(shards)):
+            shards.append([])
+            load = 0
+        shards[-1].append(name)
+        load += 1 + weight.get(name, 0)
+    return shards
+
+
+def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[str]]) -> Path:
+    """Write each repository table as Parquet partitioned by shard number (one scan per table),
+    plus every account, under `out_dir`. Rows keep the store's order inside a shard."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    assign = pa.table({"repo": [r for s in shards for r in s],
+                       "shard": [k for k, s in enumerate(shards) for _ in s]})
+    store.conn.register("_shard_of", assign)
+    try:
+        for table in ("repositories", *_REPO_TABLES):
+            cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE[table]))
+            order = ", ".join(f"t.{c.strip()}" for c in ORDER_OF_TABLE[table].split(","))
+            target = out / table
+            store.conn.execute(
+                f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{REPO_COLUMN[table]} = s.repo "
+                f"ORDER BY s.shard, {order}) TO '{_sql_path(target)}' "
+                "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
+        store.conn.execute(f"COPY (SELECT * FROM accounts ORDER BY login) TO '{_sql_path(out / 'accounts.parquet')}' (FORMAT parquet)")
+    finally:
+        store.conn.unregister("_shard_of")
+    return out
+
+
+def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Sequence[str] | None = None) -> pa.Table | None:
+    folder = shard_dir / table / f"shard={shard}"
+    files = sorted(folder.glob("*.parquet"))
+    if not files:
+        return None
+    filters = [("kind", "in", list(kinds))] if kinds else None
+    data = pq.read_table(files, columns=columns, filters=filters, partitioning=None)
+    # A partitioned write need not keep the order it was given: sort as the store reads.
+    keys = []
+    for part in ORDER_OF_TABLE[table].split(","):
+        name, _, direction = part.strip().partition(" ")
+        keys.append((name, "descending" if direction.upper() == "DESC" else "ascending"))
+    return data.sort_by(keys)
+
+
+def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[Any]:
+    """Rows of an Arrow table as models, built positionally (columns in the model's field order)."""
+    if table is None or table.num_rows == 0:
+        return []
+    data = table.to_pydict()
+    if _CONVERTED.isdisjoint(columns):
+        return [model(*row) for row in zip(*(data[c] for c in columns))]
+    cols = [[_from_db(c, v) for v in data[c]] if c == "languages"
+            else [v if v is None else tuple(v) for v in data[c]] if c in _CONVERTED else data[c] for c in columns]
+    return [model(*row) for row in zip(*cols)]
+
+
+def read_shard(shard_dir: str | Path, shard: int, comments_only: bool = False) -> Iterator[RepoData]:
+    """The repositories of one shard with their rows, in name order, as `Store.iter_repo_data` gives them.
+    `comments_only`: the PRs and the timeline rows templates need, the rest left empty."""
+    root = Path(shard_dir)
+    tables = ("pulls", "timeline") if comments_only else _REPO_TABLES
+    rows: dict[str, dict[str, list[Any]]] = {}
+    for table in tables:
+        model = MODEL_OF_TABLE[table]
+        cols = _columns(model)
+        kinds = TEMPLATE_KINDS if comments_only and table == "timeline" else None
+        by_repo: dict[str, list[Any]] = {}
+        key = REPO_COLUMN[table]
+        for rec in _records(_read(root, table, shard, cols, kinds), model, cols):
+            by_repo.setdefault(getattr(rec, key), []).append(rec)
+        rows[table] = by_repo
+    model = MODEL_OF_TABLE["repositories"]
+    cols = _columns(model)
+    for repo in _records(_read(root, "repositories", shard, cols), model, cols):
+        name = repo.name_with_owner
+
+        def part(table: str) -> list[Any]:
+            return rows.get(table, {}).get(name, [])
+
+        timeline: dict[int, list[TimelineItem]] = {}
+        for item in part("timeline"):
+            timeline.setdefault(item.number, []).append(item)
+        community, dependents = part("community"), part("dependents")
+        yield RepoData(
+            repo=repo,
+            community=community[0] if community else CommunityFiles(repo=name),
+            pulls=tuple(part("pulls")),
+            timeline={k: tuple(v) for k, v in timeline.items()},
+            commits=tuple(part("commits")),
+            issues=tuple(part("issues")),
+            dependents=dependents[0] if dependents else None,
+        )
+
+
+def read_accounts(shard_dir: str | Path) -> dict[str, Any]:
+    """Every account in the exported snapshot, by login."""
+    model = MODEL_OF_TABLE["accounts"]
+    cols = _columns(model)
+    return {a.login: a for a in _records(pq.read_table(Path(shard_dir) / "accounts.parquet", columns=cols), model, cols)}
