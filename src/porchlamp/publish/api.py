@@ -176,7 +176,7 @@ def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, 
     write_json(v1 / "search.json", search_index(site))
     if site.changes is not None:
         write_json(v1 / "changes.json", {"schema_version": SCHEMA_VERSION, **site.changes.as_json()})
-    for p in site.projects:
+    for p in site.with_prs():
         # Names come from GitHub and are untrusted: never a path of their own (think `..`).
         owner, name = slug(p.owner), slug(p.name)
         write_json(v1 / "projects" / owner / f"{name}.json", project_json(p, site))
@@ -221,9 +221,11 @@ def _tables(v1: Path, site: SiteData) -> None:
     pq.write_table(pa.table({h: [r[i] for r in rows] for i, h in enumerate(header)}), v1 / "snapshot.parquet")
     pr_cols = ["repo", "number", "author", "created_at", "clock_start", "excluded", "outcome", "response_kind", "response_actor",
                "response_at", "hours_to_response", "first_timer", "merged"]
-    prs: dict[str, list[Any]] = {c: [] for c in pr_cols}
-    for p in site.projects:
-        for x in p.prs:
-            for c in pr_cols:
-                prs[c].append(p.repo if c == "repo" else x.get(c))
-    pq.write_table(pa.table(prs), v1 / "prs.parquet")
+    # Batch by batch from the snapshot's PR file: the dataset's largest table never sits in memory whole.
+    if site.prs_file is None:
+        pq.write_table(pa.table({c: pa.array([], pa.string()) for c in pr_cols}), v1 / "prs.parquet")
+        return
+    source = pq.ParquetFile(site.prs_file)
+    with pq.ParquetWriter(v1 / "prs.parquet", pa.schema([source.schema_arrow.field(c) for c in pr_cols])) as out:
+        for batch in source.iter_batches(batch_size=100_000, columns=pr_cols):
+            out.write_batch(batch)

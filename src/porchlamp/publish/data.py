@@ -1,16 +1,25 @@
 """An evaluated snapshot read back from the store into what the site and the dataset show.
 
-One pass over each result table; project pages get their PRs, components and profiles here.
+One pass over each result table. Projects, their components and profiles are held in memory; their
+PRs (the bulk: a million rows at 11,000 repositories) are copied to a Parquet file and streamed
+back one project at a time (`SiteData.with_prs`), so publishing stays within bounded memory.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
+import tempfile
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
+
+import pyarrow.parquet as pq
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.gates import outcome_counts
@@ -130,13 +139,43 @@ class Project:
         return issues
 
 
+PR_COLUMNS = ("number", "title", "author", "author_association", "created_at", "clock_start", "excluded", "outcome",
+              "response_kind", "response_actor", "response_at", "hours_to_response", "first_timer", "merged")
+
+
 @dataclass
 class SiteData:
     as_of: date
     settings: Settings
     report: dict[str, Any]
-    projects: list[Project]
+    projects: list[Project]  # in name order, as the PR file is
     changes: Changes | None = None
+    prs_file: Path | None = None  # the snapshot's PRs: repo plus PR_COLUMNS, by repo then newest first
+
+    def with_prs(self, batch_rows: int = 50_000) -> Iterator[Project]:
+        """Every project in name order with its PRs loaded, which are dropped again once the
+        caller moves on to the next: at most one project's PRs and one batch in memory."""
+        batches = pq.ParquetFile(self.prs_file).iter_batches(batch_size=batch_rows) if self.prs_file else iter(())
+        pending: list[dict[str, Any]] = []
+        for p in self.projects:
+            prs = []
+            while True:
+                if not pending:
+                    batch = next(batches, None)
+                    if batch is None:
+                        break
+                    pending = batch.to_pylist()[::-1]  # popped from the end, so reversed
+                if pending[-1]["repo"] < p.repo:  # a PR of a project not in this snapshot's results
+                    pending.pop()
+                    continue
+                if pending[-1]["repo"] != p.repo:
+                    break
+                row = pending.pop()
+                del row["repo"]
+                prs.append(row)
+            p.prs = prs
+            yield p
+            p.prs = []
 
     def by_repo(self) -> dict[str, Project]:
         return {p.repo: p for p in self.projects}
@@ -157,13 +196,7 @@ def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
         projects[r["repo"]].profiles[r["profile"]] = r
     for r in store.query("SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ?", [when]):
         projects[r["repo"]].components[r["component"]] = {"score": r["score"], "inputs": json.loads(r["inputs"] or "{}"), "reason": r["reason"]}
-    for r in store.query(
-            "SELECT repo, number, title, author, author_association, created_at, clock_start, excluded, outcome, response_kind, "
-            "response_actor, response_at, hours_to_response, first_timer, merged FROM pr_results WHERE as_of = ? ORDER BY repo, number DESC",
-            [when]):
-        repo = r.pop("repo")
-        if repo in projects:
-            projects[repo].prs.append(r)
+    prs_file = _export_prs(store, when)
     for r in store.query("SELECT name_with_owner AS repo, homepage_url, topics FROM repositories"):
         if r["repo"] in projects:
             projects[r["repo"]].homepage = safe_url(r["homepage_url"])
@@ -172,7 +205,17 @@ def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
     for c in changes.items:
         if c.repo in projects:
             projects[c.repo].change = c
-    return SiteData(when, settings, report_from_store(store, when), list(projects.values()), changes)
+    return SiteData(when, settings, report_from_store(store, when), list(projects.values()), changes, prs_file)
+
+
+def _export_prs(store: Store, when: date) -> Path:
+    """The snapshot's PRs as a Parquet file in a temporary directory, removed when the process exits."""
+    folder = Path(tempfile.mkdtemp(prefix="porchlamp-prs-"))
+    atexit.register(shutil.rmtree, folder, True)
+    target = folder / "prs.parquet"
+    store.export_query(
+        f"SELECT repo, {', '.join('CAST(number AS BIGINT) AS number' if c == 'number' else c for c in PR_COLUMNS)} FROM pr_results WHERE as_of = ? ORDER BY repo, number DESC", [when], target)
+    return target
 
 
 def start_issues(site: SiteData, ecosystem: str | None = None) -> list[dict[str, Any]]:

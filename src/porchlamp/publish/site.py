@@ -166,7 +166,7 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     for key, label in LETTERS:
         w.page(f"all/{key}.html", "az.html", rows=by_letter[key], letter=key, letter_label=label, letters=LETTERS,
                total=len(site.projects))
-    for p in site.projects:
+    for p in site.with_prs():
         w.page(project_href(p), "project.html", p=p, changes=site.changes, github=f"https://github.com/{p.repo}", outside=p.outside(),
                excluded=p.excluded_counts(), times=p.response_times(), issues=p.good_first_issues(), dispute=dispute_url(p, issues_url),
                site_url=site_url)
