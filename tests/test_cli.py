@@ -81,3 +81,4 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
         assert s.snapshot_dates() == [day0, day1] and s.get_meta("collected_as_of") == day1.isoformat()
     again = refresh(WorldIndex(world), day1)
     assert again["collected"]["points"] == 0 and again["verdicts_moved"] == second["verdicts_moved"]
+    assert f"refresh for {day1}: already collected for this day; 40 repositories checked, nothing fetched again" in again["out"]

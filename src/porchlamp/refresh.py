@@ -37,6 +37,8 @@ class RefreshSummary:
         c = self.collected
         if self.previous is None:
             touched = f"first run: all {c.repos:,} repositories collected in full"
+        elif self.previous == self.as_of:  # run again after the day finished: collection has nothing left to do
+            touched = f"already collected for this day; {c.repos:,} repositories checked, nothing fetched again"
         else:
             moved = ", ".join(f"{n:,} {what}" for what, n in sorted(c.changed.items())) or "nothing"
             touched = (f"since {self.previous}: {c.repos - c.unchanged:,} of {c.repos:,} repositories touched ({moved}); "

@@ -56,23 +56,29 @@ def plan_shards(store: Store, repos: Sequence[str], rows_per_shard: int, min_sha
 
 def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[str]]) -> Path:
     """Write each repository table as Parquet partitioned by shard number (one scan per table),
-    plus every account, under `out_dir`. Rows keep the store's order inside a shard."""
+    plus every account, under `out_dir`."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     assign = pa.table({"repo": [r for s in shards for r in s],
                        "shard": [k for k, s in enumerate(shards) for _ in s]})
     store.conn.register("_shard_of", assign)
+    # A partitioned write buffers rows per open shard until this many are waiting, and DuckDB keeps
+    # what it scanned cached up to its memory limit: both kept small, the export's memory stays
+    # about the same whatever the snapshot's size (646 MB at 11,000 repositories, against 3.3 GB).
+    store.conn.execute("SET partitioned_write_flush_threshold = 20000")
+    store.conn.execute("SET memory_limit = '512MB'")
     try:
         for table in ("repositories", *_REPO_TABLES):
             cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE[table]))
-            order = ", ".join(f"t.{c.strip()}" for c in ORDER_OF_TABLE[table].split(","))
             target = out / table
+            # Unsorted: a reader sorts its own shard (`_read`), so the export never sorts the whole table.
             store.conn.execute(
-                f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{REPO_COLUMN[table]} = s.repo "
-                f"ORDER BY s.shard, {order}) TO '{_sql_path(target)}' "
-                "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
+                f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{REPO_COLUMN[table]} = s.repo) "
+                f"TO '{_sql_path(target)}' (FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
         store.conn.execute(f"COPY (SELECT * FROM accounts ORDER BY login) TO '{_sql_path(out / 'accounts.parquet')}' (FORMAT parquet)")
     finally:
+        store.conn.execute("RESET partitioned_write_flush_threshold")
+        store.conn.execute("RESET memory_limit")
         store.conn.unregister("_shard_of")
     return out
 
