@@ -61,11 +61,6 @@ def _settings(text: str) -> tuple[Settings, Rules]:
     return settings, load_rules(settings)
 
 
-@lru_cache(maxsize=2)
-def _accounts(shard_dir: str) -> dict[str, Any]:
-    return read_accounts(shard_dir)
-
-
 def shard_sightings(shard_dir: str, shard: int, settings_json: str) -> TemplateCounter:
     """Map 1: the template sightings of one shard's comments, as a counter to merge."""
     settings, rules = _settings(settings_json)
@@ -81,7 +76,7 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
     from porchlamp.snapshot import snapshot_rows
 
     settings, rules = _settings(settings_json)
-    accounts = _accounts(shard_dir)
+    accounts = read_accounts(shard_dir, shard)
     results = []
     for data in read_shard(shard_dir, shard):
         results.append(evaluate_repo(data, accounts, settings, rules, as_of, templates))

@@ -47,7 +47,13 @@ def test_shards_read_back_as_the_store_reads(store300: Path, tmp_path: Path) -> 
         whole = list(s.iter_repo_data())
         comments = list(s.iter_repo_data(comments_only=True))
         accounts = s.accounts()
+        authors = {r["author"] for r in s.query("SELECT DISTINCT author FROM pulls WHERE author IS NOT NULL")}
     read = [d for k in range(len(shards)) for d in read_shard(tmp_path, k)]
     assert read == whole  # every row of every table, converted the same way, in the same order
     assert [d for k in range(len(shards)) for d in read_shard(tmp_path, k, comments_only=True)] == comments
-    assert read_accounts(tmp_path) == accounts
+    # Each shard carries the accounts its PRs were opened by, and only those.
+    per_shard = [read_accounts(tmp_path, k) for k in range(len(shards))]
+    assert {login: a for part in per_shard for login, a in part.items()} == {
+        login: a for login, a in accounts.items() if login in authors}
+    for k, part in enumerate(per_shard):
+        assert set(part) == {pr.author for d in read_shard(tmp_path, k) for pr in d.pulls} & set(accounts)

@@ -1,7 +1,8 @@
 """The collected snapshot as Parquet files by repository shard: planned and written from the
 store, read back as RepoData by whoever evaluates a shard (this process or a worker elsewhere).
 
-A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet`, `<dir>/accounts.parquet`.
+A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet` for every repository table,
+and `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (all evaluation asks of accounts).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def plan_shards(store: Store, repos: Sequence[str], rows_per_shard: int, min_sha
 
 def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[str]]) -> Path:
     """Write each repository table as Parquet partitioned by shard number (one scan per table),
-    plus every account, under `out_dir`."""
+    and each shard's PR authors' accounts, under `out_dir`."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     assign = pa.table({"repo": [r for s in shards for r in s],
@@ -75,7 +76,13 @@ def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[s
             store.conn.execute(
                 f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{REPO_COLUMN[table]} = s.repo) "
                 f"TO '{_sql_path(target)}' (FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
-        store.conn.execute(f"COPY (SELECT * FROM accounts ORDER BY login) TO '{_sql_path(out / 'accounts.parquet')}' (FORMAT parquet)")
+        # Only the accounts a shard's PRs were opened by: a worker's memory must not grow with every
+        # account of the snapshot (about 18 per repository).
+        cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE["accounts"]))
+        store.conn.execute(
+            f"COPY (SELECT {cols}, x.shard FROM accounts t JOIN (SELECT DISTINCT p.author, s.shard FROM pulls p "
+            f"JOIN _shard_of s ON p.repo = s.repo) x ON t.login = x.author) TO '{_sql_path(out / 'accounts')}' "
+            "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
     finally:
         store.conn.execute("RESET partitioned_write_flush_threshold")
         store.conn.execute("RESET memory_limit")
@@ -148,8 +155,8 @@ def read_shard(shard_dir: str | Path, shard: int, comments_only: bool = False) -
         )
 
 
-def read_accounts(shard_dir: str | Path) -> dict[str, Any]:
-    """Every account in the exported snapshot, by login."""
+def read_accounts(shard_dir: str | Path, shard: int) -> dict[str, Any]:
+    """The accounts that opened one shard's PRs, by login."""
     model = MODEL_OF_TABLE["accounts"]
     cols = _columns(model)
-    return {a.login: a for a in _records(pq.read_table(Path(shard_dir) / "accounts.parquet", columns=cols), model, cols)}
+    return {a.login: a for a in _records(_read(Path(shard_dir), "accounts", shard, cols), model, cols)}
