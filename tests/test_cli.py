@@ -33,6 +33,10 @@ def test_world_to_report(tmp_path: Path) -> None:
     assert data["as_of"] == "2026-10-15" and sum(data["funnel"].values()) == 40
     table = runner.invoke(app, ["report", "--db", str(db)])
     assert table.exit_code == 0 and "The funnel" in table.output and "Black holes" in table.output
+    res = runner.invoke(app, ["evaluate", "--db", str(db), "--workers", "2"])  # a local cluster: the same report
+    assert res.exit_code == 0, res.output
+    assert "on 2 worker processes, each at most" in res.output
+    assert json.loads(runner.invoke(app, ["report", "--db", str(db), "--format", "json"]).stdout) == data
 
 
 def test_errors_are_one_clear_line(tmp_path: Path) -> None:

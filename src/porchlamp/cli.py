@@ -162,13 +162,16 @@ def evaluate(
         with Store(db) as store:
             n = store.count("repositories")
             t0 = time.perf_counter()
-            with progress_bar("evaluating repositories", n) as advance:
+            with progress_bar("evaluating repositories (templates, then verdicts)", 2 * n) as advance:
                 summary = evaluate_store(store, when, settings, advance, _workers(workers, n), cluster, shard_dir)
         parts = ", ".join(f"{summary.statuses.get(s, 0):,} {s.replace('_', ' ')}" for s in _STATUS_ORDER)
         console.print(
             f"evaluated {summary.repos:,} repositories for {summary.as_of} in {time.perf_counter() - t0:.1f} s: {parts}; "
             f"{summary.outside_prs:,} outside PRs judged"
         )
+        if summary.worker_peak_mb:
+            console.print(f"on {len(summary.worker_peak_mb)} worker processes, each at most {max(summary.worker_peak_mb):,.0f} MB",
+                          highlight=False, markup=False)
 
 
 @app.command()

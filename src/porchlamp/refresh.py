@@ -31,13 +31,14 @@ class RefreshSummary:
     evaluated: EvaluateSummary
     changes: Changes
     published: PublishSummary | None
+    again: bool = False  # the day had been collected already: this run only finished or repeated the rest
 
     def lines(self) -> list[str]:
         """What a cron log or an operator reads: what was touched, what it cost, which verdicts moved."""
         c = self.collected
         if self.previous is None:
             touched = f"first run: all {c.repos:,} repositories collected in full"
-        elif self.previous == self.as_of:  # run again after the day finished: collection has nothing left to do
+        elif self.again:
             touched = f"already collected for this day; {c.repos:,} repositories checked, nothing fetched again"
         else:
             moved = ", ".join(f"{n:,} {what}" for what, n in sorted(c.changed.items())) or "nothing"
@@ -57,7 +58,7 @@ class RefreshSummary:
     def as_dict(self) -> dict[str, Any]:
         return {"as_of": self.as_of.isoformat(), "previous": self.previous.isoformat() if self.previous else None,
                 "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos,
-                "verdicts_moved": self.changes.summary(),
+                "verdicts_moved": self.changes.summary(), "again": self.again,
                 "published": None if self.published is None else {"out": str(self.published.out), "pages": self.published.pages,
                                                                   "seconds": self.published.seconds}}
 
@@ -79,7 +80,7 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                                                             concurrency=concurrency, dependents_api=dependents_api),
                               settings, progress=lambda label, n, total: advance(n), notice=notice)
         collected = collector.run(repos)
-    with step("evaluating", store.count("repositories")) as advance:
+    with step("evaluating (templates, then verdicts)", 2 * store.count("repositories")) as advance:
         evaluated = evaluate_store(store, as_of, settings, advance, workers, cluster)
     changes = changes_from_store(store, as_of)
     published = None
@@ -88,4 +89,5 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
         with step("publishing", len(site.projects)) as advance:
             published = publish(site, out_dir, progress=advance, **({"issues_url": issues_url} if issues_url else {}))
     # `previous` names the snapshot compared against: the collection's, or else the evaluated one before.
-    return RefreshSummary(as_of, previous if previous != as_of else changes.previous, collected, evaluated, changes, published)
+    return RefreshSummary(as_of, previous if previous != as_of else changes.previous, collected, evaluated, changes, published,
+                          again=previous == as_of)

@@ -123,7 +123,8 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
 
     The snapshot is exported as Parquet by repository shard and evaluated shard by shard: in this
     process (`workers` 1), on a local cluster of `workers` processes, or on the Dask scheduler at
-    `cluster` (whose workers must read `shard_dir`). Every way gives the same rows."""
+    `cluster` (whose workers must read `shard_dir`). Every way gives the same rows. `progress(n)`
+    hears of repositories as they pass each of the two passes: twice the repositories in all."""
     from porchlamp.cluster import ROWS_PER_SHARD, PARTIAL_TABLES, judge_shard, profile_rows, runner_for, shard_sightings, shard_space
     from porchlamp.store.shards import export_shards, plan_shards
 
@@ -143,6 +144,8 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
             # Templates are a property of the whole snapshot: every shard's sightings, reduced here.
             counter: TemplateCounter | None = None
             for part in runner.map(shard_sightings, where, ks, text):
+                if progress:
+                    progress(part.repos)
                 if counter is None:
                     counter = part
                 else:

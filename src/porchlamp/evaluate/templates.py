@@ -133,6 +133,11 @@ class TemplateCounter:
                 "actor": pa.array(s.actors, pa.string()),
             }))
 
+    @property
+    def repos(self) -> int:
+        """Repositories added so far."""
+        return len(self._repo_ids)
+
     def merge(self, other: "TemplateCounter") -> None:
         """Fold in another counter's sightings (a shard reduced elsewhere)."""
         remap = {rid: self._repo_ids.setdefault(repo, len(self._repo_ids)) for repo, rid in other._repo_ids.items()}

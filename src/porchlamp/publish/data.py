@@ -155,27 +155,28 @@ class SiteData:
     def with_prs(self, batch_rows: int = 50_000) -> Iterator[Project]:
         """Every project in name order with its PRs loaded, which are dropped again once the
         caller moves on to the next: at most one project's PRs and one batch in memory."""
-        batches = pq.ParquetFile(self.prs_file).iter_batches(batch_size=batch_rows) if self.prs_file else iter(())
-        pending: list[dict[str, Any]] = []
+        rows = self._pr_rows(batch_rows)
+        head = next(rows, None)
         for p in self.projects:
             prs = []
-            while True:
-                if not pending:
-                    batch = next(batches, None)
-                    if batch is None:
-                        break
-                    pending = batch.to_pylist()[::-1]  # popped from the end, so reversed
-                if pending[-1]["repo"] < p.repo:  # a PR of a project not in this snapshot's results
-                    pending.pop()
-                    continue
-                if pending[-1]["repo"] != p.repo:
-                    break
-                row = pending.pop()
-                del row["repo"]
-                prs.append(row)
+            while head is not None and head[0] < p.repo:  # a PR of a project not in this snapshot's results
+                head = next(rows, None)
+            while head is not None and head[0] == p.repo:
+                prs.append(head[1])
+                head = next(rows, None)
             p.prs = prs
             yield p
             p.prs = []
+
+    def _pr_rows(self, batch_rows: int) -> Iterator[tuple[str, dict[str, Any]]]:
+        if self.prs_file is None:
+            return
+        for batch in pq.ParquetFile(self.prs_file).iter_batches(batch_size=batch_rows):
+            cols = batch.to_pydict()  # column by column: faster than a dict per row from Arrow
+            repos = cols.pop("repo")
+            names = list(cols)
+            for repo, values in zip(repos, zip(*cols.values())):
+                yield repo, dict(zip(names, values))
 
     def by_repo(self) -> dict[str, Project]:
         return {p.repo: p for p in self.projects}
