@@ -3,7 +3,8 @@ processes, or on the workers of a Dask scheduler elsewhere; the same tasks and r
 
 Map: each shard's template sightings, then each shard judged (pure `evaluate_repo`) with its result
 rows written as Parquet beside the shard. Reduce, here: the template index between the two maps,
-then ranks and profile scores over every shard's components, and one load into the store.
+then ranks and profile scores over every shard's components (`ranking.profile_rows`), and
+one load into the store.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -28,7 +29,6 @@ from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.engine import Snapshot, evaluate_repo
-from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.templates import TemplateCounter, TemplateIndex, sightings
@@ -97,15 +97,6 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
         statuses[r.status] = statuses.get(r.status, 0) + 1
     return ShardOutcome(shard, len(results), statuses, sum(len(r.outside) for r in results),
                         tuple((r.repo, r.status, len(r.outside), r.components) for r in results if r.components))
-
-
-def profile_rows(scored: Iterable[tuple[str, str, int, dict[str, ComponentResult]]],
-                 settings: Settings) -> Iterator[tuple[str, dict[str, ProfileScore]]]:
-    """Reduce: (repo, profile scores) for every scored repository, ranks over all the ranked ones."""
-    scored = sorted(scored)
-    table = rank_all([Rankable(repo, comps, n) for repo, status, n, comps in scored if status == "ranked"], settings)
-    for repo, status, _, comps in scored:
-        yield repo, table[repo] if status == "ranked" else {p: profile_score(comps, p, settings) for p in settings.profiles}
 
 
 class Runner:

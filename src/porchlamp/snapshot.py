@@ -18,7 +18,7 @@ from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate import Snapshot
 from porchlamp.evaluate.components import ComponentResult, response_times
-from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
+from porchlamp.evaluate.ranking import ProfileScore, profile_rows
 from porchlamp.evaluate.report import build_report
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.evaluate.templates import TemplateCounter
@@ -125,7 +125,7 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     process (`workers` 1), on a local cluster of `workers` processes, or on the Dask scheduler at
     `cluster` (whose workers must read `shard_dir`). Every way gives the same rows. `progress(n)`
     hears of repositories as they pass each of the two passes: twice the repositories in all."""
-    from porchlamp.cluster import ROWS_PER_SHARD, PARTIAL_TABLES, judge_shard, profile_rows, runner_for, shard_sightings, shard_space
+    from porchlamp.cluster import ROWS_PER_SHARD, PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
     from porchlamp.store.shards import export_shards, plan_shards
 
     when = resolve_as_of(store, as_of)
@@ -193,12 +193,11 @@ def rerank_store(store: Store, as_of: date | None, settings: Settings) -> int:
     for row in store.query("SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ?", [when]):
         comps.setdefault(row["repo"], {})[row["component"]] = ComponentResult(
             row["component"], row["score"], json.loads(row["inputs"]), row["reason"])
-    ranked = store.query("SELECT repo, outside_prs FROM results WHERE as_of = ? AND status = 'ranked'", [when])
-    table = rank_all([Rankable(r["repo"], comps.get(r["repo"], {}), r["outside_prs"]) for r in ranked], settings)
-    pairs = ((repo, table.get(repo) or {p: profile_score(c, p, settings) for p in settings.profiles})
-             for repo, c in sorted(comps.items()))
-    store.replace_profiles(when, _profile_rows(when, pairs))
-    return len(ranked)
+    rows = store.query("SELECT repo, status, outside_prs FROM results WHERE as_of = ?", [when])
+    scored = [(r["repo"], r["status"], r["outside_prs"], comps.get(r["repo"], {})) for r in rows
+              if r["repo"] in comps or r["status"] == "ranked"]
+    store.replace_profiles(when, _profile_rows(when, profile_rows(scored, settings)))
+    return sum(1 for r in rows if r["status"] == "ranked")
 
 
 def report_from_store(store: Store, as_of: date | None = None) -> dict[str, Any]:

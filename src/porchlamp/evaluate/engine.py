@@ -16,7 +16,7 @@ from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.components import ComponentResult, all_components
 from porchlamp.evaluate.pulls import PRVerdict, judge_pulls, repo_context
-from porchlamp.evaluate.ranking import ProfileScore, Rankable, profile_score, rank_all
+from porchlamp.evaluate.ranking import ProfileScore, profile_rows, profile_score
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.slices import ecosystem, star_bucket
 from porchlamp.evaluate.templates import TemplateIndex, build_index
@@ -163,13 +163,7 @@ def evaluate_snapshot(
 
 def rerank(snapshot: Snapshot, settings: Settings) -> Snapshot:
     """Scores and ranks under `settings`' profiles, without judging a single PR again."""
-    ranked = [Rankable(r.repo, r.components, len(r.outside)) for r in snapshot.results if r.status == "ranked"]
-    table = rank_all(ranked, settings)
-    results = []
-    for r in snapshot.results:
-        if r.status == "ranked":
-            r = replace(r, profiles=table[r.repo])
-        elif r.components:
-            r = replace(r, profiles={p: profile_score(r.components, p, settings) for p in settings.profiles})
-        results.append(r)
-    return Snapshot(snapshot.as_of, settings, tuple(results))
+    table = dict(profile_rows(((r.repo, r.status, len(r.outside), r.components) for r in snapshot.results if r.components),
+                              settings))
+    results = tuple(replace(r, profiles=table[r.repo]) if r.repo in table else r for r in snapshot.results)
+    return Snapshot(snapshot.as_of, settings, results)

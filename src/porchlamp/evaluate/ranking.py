@@ -7,7 +7,7 @@ more judged outside PRs, then by name. Δ rank = default rank - profile rank (po
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,3 +95,15 @@ def rank_all(projects: Sequence[Rankable], settings: Settings) -> dict[str, dict
             s = scores[p.repo][name]
             out[p.repo][name] = ProfileScore(name, s.score, s.coverage, s.tier, ranks[name][p.repo], delta, explain)
     return out
+
+
+Scored = tuple[str, str, int, Mapping[str, ComponentResult]]  # (repo, status, outside PRs, components)
+
+
+def profile_rows(scored: Iterable[Scored], settings: Settings) -> Iterator[tuple[str, dict[str, ProfileScore]]]:
+    """(repo, profile scores) for every scored repository in name order: ranked ones ranked
+    against each other, the rest scored without a rank."""
+    rows = sorted(scored, key=lambda s: s[0])
+    table = rank_all([Rankable(repo, comps, n) for repo, status, n, comps in rows if status == "ranked"], settings)
+    for repo, status, _, comps in rows:
+        yield repo, table[repo] if status == "ranked" else {p: profile_score(comps, p, settings) for p in settings.profiles}

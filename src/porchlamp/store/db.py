@@ -7,7 +7,7 @@ table's primary key, so writing the same row twice leaves one row.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from datetime import date, datetime
@@ -350,7 +350,7 @@ class Store:
         left empty: what finding the snapshot's templates reads, at a fraction of the rows."""
         wanted = set(repos) if repos is not None else None
         tables = ("pulls", "timeline") if comments_only else _REPO_TABLES
-        where = {"timeline": "kind IN ('comment', 'review', 'ready_for_review')"} if comments_only else {}
+        where = {"timeline": f"kind IN ({', '.join(repr(k) for k in TEMPLATE_KINDS)})"} if comments_only else {}
         streams = {t: self._stream(t, where.get(t)) for t in tables}
         heads: dict[str, Any] = {t: next(s, None) for t, s in streams.items()}
 
@@ -368,18 +368,7 @@ class Store:
             parts = {t: take(t, name) if t in streams else [] for t in _REPO_TABLES}
             if wanted is not None and name not in wanted:
                 continue
-            timeline: dict[int, list[TimelineItem]] = {}
-            for item in parts["timeline"]:
-                timeline.setdefault(item.number, []).append(item)
-            yield RepoData(
-                repo=repo[1],
-                community=parts["community"][0] if parts["community"] else CommunityFiles(repo=name),
-                pulls=tuple(parts["pulls"]),
-                timeline={k: tuple(v) for k, v in timeline.items()},
-                commits=tuple(parts["commits"]),
-                issues=tuple(parts["issues"]),
-                dependents=parts["dependents"][0] if parts["dependents"] else None,
-            )
+            yield repo_data(repo[1], parts)
 
     def _stream(self, table: str, where: str | None = None) -> Iterator[tuple[str, Any]]:
         model = MODEL_OF_TABLE[table]
@@ -554,6 +543,25 @@ class Store:
 _LIST_COLUMNS = frozenset({"topics", "root_files", "codeowners", "ai_policy", "labels"})
 # The tables whose rows belong to one repository, as a RepoData gathers them.
 _REPO_TABLES = ("community", "pulls", "timeline", "commits", "issues", "dependents")
+# Timeline rows that finding templates reads (SPEC section 5): what people say, and when a PR became ready.
+TEMPLATE_KINDS = ("comment", "review", "ready_for_review")
+
+
+def repo_data(repo: Repository, parts: Mapping[str, Sequence[Any]]) -> RepoData:
+    """One repository's RepoData from its rows by table, in the store's order (a table not given is empty)."""
+    timeline: dict[int, list[TimelineItem]] = {}
+    for item in parts.get("timeline", ()):
+        timeline.setdefault(item.number, []).append(item)
+    community, dependents = parts.get("community"), parts.get("dependents")
+    return RepoData(
+        repo=repo,
+        community=community[0] if community else CommunityFiles(repo=repo.name_with_owner),
+        pulls=tuple(parts.get("pulls", ())),
+        timeline={k: tuple(v) for k, v in timeline.items()},
+        commits=tuple(parts.get("commits", ())),
+        issues=tuple(parts.get("issues", ())),
+        dependents=dependents[0] if dependents else None,
+    )
 
 
 def _q(ident: str) -> str:

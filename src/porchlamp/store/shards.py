@@ -14,21 +14,21 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from porchlamp.models import CommunityFiles, RepoData, TimelineItem
+from porchlamp.models import RepoData
 from porchlamp.store.db import (
     _LIST_COLUMNS,
     _REPO_TABLES,
     MODEL_OF_TABLE,
     ORDER_OF_TABLE,
     REPO_COLUMN,
+    TEMPLATE_KINDS,
     Store,
+    repo_data,
     _columns,
     _from_db,
     _sql_path,
 )
 
-# Timeline rows that finding templates reads (SPEC section 5): what people say, and when a PR became ready.
-TEMPLATE_KINDS = ("comment", "review", "ready_for_review")
 _CONVERTED = _LIST_COLUMNS | {"languages"}
 
 
@@ -135,24 +135,7 @@ def read_shard(shard_dir: str | Path, shard: int, comments_only: bool = False) -
     model = MODEL_OF_TABLE["repositories"]
     cols = _columns(model)
     for repo in _records(_read(root, "repositories", shard, cols), model, cols):
-        name = repo.name_with_owner
-
-        def part(table: str) -> list[Any]:
-            return rows.get(table, {}).get(name, [])
-
-        timeline: dict[int, list[TimelineItem]] = {}
-        for item in part("timeline"):
-            timeline.setdefault(item.number, []).append(item)
-        community, dependents = part("community"), part("dependents")
-        yield RepoData(
-            repo=repo,
-            community=community[0] if community else CommunityFiles(repo=name),
-            pulls=tuple(part("pulls")),
-            timeline={k: tuple(v) for k, v in timeline.items()},
-            commits=tuple(part("commits")),
-            issues=tuple(part("issues")),
-            dependents=dependents[0] if dependents else None,
-        )
+        yield repo_data(repo, {t: by_repo.get(repo.name_with_owner, []) for t, by_repo in rows.items()})
 
 
 def read_accounts(shard_dir: str | Path, shard: int) -> dict[str, Any]:
