@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/collect_cost.py [--repos 3000] [--seed 7] [--concurrency 2] [--world DIR] [--later-world DIR]
                                            [--faults SPEC] [--check] [--only full|incremental] [--days 31]
+                                           [--evaluate] [--workers 2]
 
 Full: a world dated 2026-10-15 is served by `porchlamp emulator` in a process of its own (as
 GitHub is) and collected over HTTP into a fresh store. Incremental: the same repositories'
@@ -12,6 +13,9 @@ share. `--days 1` measures the daily refresh instead. Prints each half as soon a
 `--faults` serves the full half with the emulator's faults on (heavy queries always time out as
 GitHub's would). `--check` compares the full half's store with what a complete collection of the
 world holds (porchlamp.sample.collected), table by table, and its evaluation with `load-world`'s.
+`--evaluate` also evaluates the incremental half as `porchlamp refresh` does: the earlier day, then
+the later day carrying the verdicts that hold, timed against a full evaluation of the same store in
+the same run (all four result tables must be equal).
 """
 
 from __future__ import annotations
@@ -116,6 +120,42 @@ def check(world: Path, db: Path, tmp: Path) -> dict[str, Any]:
             "result_rows": {t: len(v) for t, v in results["collected"].items()}}
 
 
+def evaluate(db: Path, as_of: date, workers: int, reuse: bool) -> dict[str, Any]:
+    from porchlamp.config import Settings
+    from porchlamp.snapshot import evaluate_store
+    from porchlamp.store import Store
+
+    t0 = time.perf_counter()
+    with Store(db) as s:
+        summary = evaluate_store(s, as_of, Settings(), workers=workers, reuse=reuse)
+    return {"as_of": as_of.isoformat(), "seconds": round(time.perf_counter() - t0, 1), "repos": summary.repos,
+            "carried": summary.carried, "worker_peak_mb": list(summary.worker_peak_mb)}
+
+
+def daily_evaluation(db: Path, when: date, workers: int, tmp: Path) -> dict[str, Any]:
+    """The later day evaluated carrying what holds, and (on a copy) in full: times, and equal rows."""
+    import hashlib
+    import shutil
+
+    from porchlamp.store import Store
+
+    whole = tmp / "whole.duckdb"
+    shutil.copy(db, whole)
+    full = evaluate(whole, when, workers, reuse=False)
+    carried = evaluate(db, when, workers, reuse=True)
+
+    def digest(path: Path) -> dict[str, str]:
+        with Store(path, read_only=True) as s:
+            return {t: hashlib.sha256(repr([r for r in s.rows(t) if r[0] == when]).encode()).hexdigest()
+                    for t in ("results", "pr_results", "component_results", "profile_results")}
+
+    same = digest(db) == digest(whole)
+    if not same:
+        raise SystemExit("the carried evaluation differs from the full one: a bug, not a figure")
+    return {"full": full, "carried": carried, "carried_over_full_time": round(carried["seconds"] / full["seconds"], 3),
+            "equal_rows": same}
+
+
 def world_at(path: Path | None, tmp: Path, name: str, repos: int, seed: int, as_of: date) -> tuple[Path, float]:
     if path:
         meta = read_meta(path)
@@ -138,6 +178,9 @@ def main() -> None:
     ap.add_argument("--only", choices=("full", "incremental"), help="run one half")
     ap.add_argument("--faults", help="emulator faults for the full half, e.g. 'all=0.05,seed=5'")
     ap.add_argument("--check", action="store_true", help="compare the full half with the world, rows and evaluation")
+    ap.add_argument("--evaluate", action="store_true", help="evaluate the incremental half's two days, the later one "
+                    "carrying verdicts and again in full, and time both")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes for --evaluate (1: in this process)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
@@ -158,8 +201,13 @@ def main() -> None:
             db = tmp / "later.duckdb"
             base = collect(later, db, EARLIER, args.concurrency, clock=EARLIER)
             print(json.dumps({"partial": "earlier", **base}), file=sys.stderr, flush=True)
+            if args.evaluate:
+                report["evaluate_earlier"] = evaluate(db, EARLIER, args.workers, reuse=False)
             inc = collect(later, db, when, args.concurrency)
             print(json.dumps({"partial": "incremental", **inc}), file=sys.stderr, flush=True)
+            if args.evaluate:
+                report["evaluate_daily"] = daily_evaluation(db, when, args.workers, tmp)
+                print(json.dumps({"partial": "evaluate_daily", **report["evaluate_daily"]}), file=sys.stderr, flush=True)
             report.update(later_world_prs=read_meta(later)["counts"]["pulls"], days=args.days, earlier=base, incremental=inc,
                           incremental_share_of_full=round(inc["points"] / base["points"], 4))
     print(json.dumps(report, indent=1))

@@ -86,3 +86,10 @@ def judged(d: RepoData, accts: dict[str, Account] | None = None, templates: Any 
     from porchlamp.evaluate.pulls import judge_pulls
 
     return judge_pulls(d, context(d, accts, templates))
+
+
+def verdict_rows(results: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """`results` rows without their two bookkeeping columns (until when the verdict holds, the digest
+    of its rows): two stores holding different rows (a loaded world keeps PRs from before the
+    window, an older store keeps PRs that left it) reach the same verdicts with different bookkeeping."""
+    return [r[:-2] for r in results]

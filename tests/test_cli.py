@@ -37,6 +37,9 @@ def test_world_to_report(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "on 2 worker processes, each at most" in res.output
     assert json.loads(runner.invoke(app, ["report", "--db", str(db), "--format", "json"]).stdout) == data
+    res = runner.invoke(app, ["evaluate", "--db", str(db), "--full"])  # no earlier day to carry from: the same
+    assert res.exit_code == 0 and "carried" not in res.output, res.output
+    assert json.loads(runner.invoke(app, ["report", "--db", str(db), "--format", "json"]).stdout) == data
 
 
 def test_errors_are_one_clear_line(tmp_path: Path) -> None:
@@ -80,6 +83,9 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     assert 0 < c["unchanged"] < 40 and c["points"] < first["collected"]["points"] / 2
     assert "a run 1 day after the last costs about" in second["out"]  # the plan, before anything is spent
     assert "verdicts that moved:" in second["out"] and second["previous"] == day0.isoformat()
+    # Repositories with nothing new and no PR across a window boundary keep the day before's verdict.
+    assert 0 < second["carried_verdicts"] <= c["unchanged"]
+    assert f"evaluated 40 repositories ({second['carried_verdicts']} verdicts carried from {day0}, the rest judged again)" in second["out"]
     assert json.loads((site / "data" / "v1" / "index.json").read_text())["as_of"] == day1.isoformat()
     with Store(db, read_only=True) as s:
         assert s.snapshot_dates() == [day0, day1] and s.get_meta("collected_as_of") == day1.isoformat()

@@ -14,6 +14,7 @@ from porchlamp.evaluate import evaluate_snapshot, templates_of
 from porchlamp.sample import generate_world, load_world
 from porchlamp.snapshot import evaluate_store, resolve_as_of, snapshot_rows
 from porchlamp.store import Store
+from porchlamp.store.inputs import input_digests
 from porchlamp import __version__
 
 TABLES = ("results", "pr_results", "component_results", "profile_results")
@@ -34,10 +35,11 @@ def _pure(db: Path) -> dict[str, list]:  # type: ignore[type-arg]
     with Store(db) as s:
         settings = Settings()
         when = resolve_as_of(s, None)
-        snap = evaluate_snapshot(s.iter_repo_data(), s.accounts(), settings, when,
-                                 templates=templates_of(s.iter_repo_data(comments_only=True), settings))
+        index = templates_of(s.iter_repo_data(comments_only=True), settings)
+        snap = evaluate_snapshot(s.iter_repo_data(), s.accounts(), settings, when, templates=index)
         s.write_snapshot(when, {"settings": settings.model_dump_json(), "porchlamp_version": __version__,
-                                "repos": len(snap.results)}, snapshot_rows(snap))
+                                "repos": len(snap.results), "templates": index.digest()}, snapshot_rows(snap),
+                         inputs=input_digests(s))
     return _rows(db)
 
 

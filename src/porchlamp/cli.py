@@ -137,6 +137,14 @@ SHARD_DIR_OPTION = typer.Option(None, "--shard-dir", help="Where the snapshot's 
                                 "(default: a temporary directory beside the store, removed after). With --cluster, a "
                                 "directory every worker can read and write, such as a shared file system.")
 
+FULL_OPTION = typer.Option(False, "--full", help="Judge every repository again, even those whose rows and window "
+                           "boundaries are unchanged since the latest earlier snapshot (by default their verdicts carry over).")
+
+
+def _carried_line(summary: Any) -> str:
+    return (f"{summary.carried:,} of {summary.repos:,} verdicts carried from {summary.carried_from} "
+            "(rows unchanged, no PR crossed a window boundary); the rest judged again")
+
 
 @app.command()
 def evaluate(
@@ -146,12 +154,15 @@ def evaluate(
     workers: int = WORKERS_OPTION,
     cluster: Optional[str] = CLUSTER_OPTION,
     shard_dir: Optional[Path] = SHARD_DIR_OPTION,
+    full: bool = FULL_OPTION,
 ) -> None:
     """Judge every collected repository for one snapshot and store verdicts, scores and ranks.
 
     Pure and repeatable: the same store, date and configuration give the same results, however
-    many workers share the repositories. Change weights in the configuration and run `rerank`
-    to re-rank; nothing is collected again.
+    many workers share the repositories. A repository whose rows are unchanged since the latest
+    earlier snapshot, and whose window moved past none of its PRs' times, keeps that snapshot's
+    verdict (the same result, without judging again; --full judges everything). Change weights in
+    the configuration and run `rerank` to re-rank; nothing is collected again.
     """
     from porchlamp.snapshot import evaluate_store
 
@@ -163,12 +174,14 @@ def evaluate(
             n = store.count("repositories")
             t0 = time.perf_counter()
             with progress_bar("evaluating repositories (templates, then verdicts)", 2 * n) as advance:
-                summary = evaluate_store(store, when, settings, advance, _workers(workers, n), cluster, shard_dir)
+                summary = evaluate_store(store, when, settings, advance, _workers(workers, n), cluster, shard_dir, not full)
         parts = ", ".join(f"{summary.statuses.get(s, 0):,} {s.replace('_', ' ')}" for s in _STATUS_ORDER)
         console.print(
             f"evaluated {summary.repos:,} repositories for {summary.as_of} in {time.perf_counter() - t0:.1f} s: {parts}; "
             f"{summary.outside_prs:,} outside PRs judged"
         )
+        if summary.carried:
+            console.print(_carried_line(summary), highlight=False, markup=False)
         if summary.worker_peak_mb:
             console.print(f"on {len(summary.worker_peak_mb)} worker processes, each at most {max(summary.worker_peak_mb):,.0f} MB",
                           highlight=False, markup=False)
@@ -334,6 +347,7 @@ def refresh(
     stats_json: Optional[Path] = typer.Option(None, "--stats-json", help="Also write the refresh's summary as JSON here."),
     strict: bool = typer.Option(False, "--strict", help="Exit non-zero when any repository could not be collected."),
     config: Optional[Path] = CONFIG_OPTION,
+    full: bool = FULL_OPTION,
     workers: int = WORKERS_OPTION,
     cluster: Optional[str] = CLUSTER_OPTION,
 ) -> None:
@@ -357,7 +371,7 @@ def refresh(
                                       _dependents_api(dependents_api, api), concurrency,
                                       notice=lambda text: console.print(f"note: {text}", highlight=False, markup=False),
                                       say=lambda text: console.print(text, highlight=False, markup=False),
-                                      workers=_workers(workers, len(listing.repos)), cluster=cluster)
+                                      workers=_workers(workers, len(listing.repos)), cluster=cluster, reuse=not full)
         except CollectError as err:
             raise UserError(f"refresh stopped while collecting: {err}") from None
         finally:

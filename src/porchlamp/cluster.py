@@ -70,15 +70,17 @@ def shard_sightings(shard_dir: str, shard: int, settings_json: str) -> TemplateC
     return counter
 
 
-def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex) -> ShardOutcome:
-    """Map 2: every repository of one shard evaluated; its result rows written under
-    `<shard_dir>/results/<table>/<shard>.parquet` (rewritten whole if the task runs again)."""
+def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,
+                skip: frozenset[str] = frozenset()) -> ShardOutcome:
+    """Map 2: every repository of one shard evaluated but those in `skip` (carried from an earlier
+    day by the caller); its result rows written under `<shard_dir>/results/<table>/<shard>.parquet`
+    (rewritten whole if the task runs again)."""
     from porchlamp.snapshot import snapshot_rows
 
     settings, rules = _settings(settings_json)
     accounts = read_accounts(shard_dir, shard)
     results = []
-    for data in read_shard(shard_dir, shard):
+    for data in read_shard(shard_dir, shard, skip=skip):
         results.append(evaluate_repo(data, accounts, settings, rules, as_of, templates))
         killpoints.reach("judge_repo")
     rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)))
@@ -159,7 +161,8 @@ class DaskRunner(Runner):
             raise
 
     def share(self, value: Any) -> Any:
-        return self._client.scatter(value, broadcast=True)
+        # In a list of one: Dask scatters a collection given bare element by element.
+        return self._client.scatter([value], broadcast=True)[0]
 
     def peak_memory_mb(self) -> list[float]:
         peaks = self._client.run(_peak_rss_mb)

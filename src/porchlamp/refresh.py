@@ -49,6 +49,9 @@ class RefreshSummary:
         out = [f"refresh for {self.as_of}: {touched}",
                f"collected {c.prs:,} PRs for {c.points:,} points in {c.requests:,} requests; failed: "
                + (", ".join(f"{n} {why.replace('_', ' ')}" for why, n in sorted(c.failed.items())) or "none"),
+               f"evaluated {self.evaluated.repos:,} repositories ({self.evaluated.carried:,} verdicts carried from "
+               f"{self.evaluated.carried_from}, the rest judged again); verdicts that moved: {verdicts}"
+               if self.evaluated.carried else
                f"evaluated {self.evaluated.repos:,} repositories; verdicts that moved: {verdicts}"]
         if self.published:
             p = self.published
@@ -57,7 +60,7 @@ class RefreshSummary:
 
     def as_dict(self) -> dict[str, Any]:
         return {"as_of": self.as_of.isoformat(), "previous": self.previous.isoformat() if self.previous else None,
-                "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos,
+                "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos, "carried_verdicts": self.evaluated.carried,
                 "verdicts_moved": self.changes.summary(), "again": self.again,
                 "published": None if self.published is None else {"out": str(self.published.out), "pages": self.published.pages,
                                                                   "seconds": self.published.seconds}}
@@ -66,9 +69,11 @@ class RefreshSummary:
 def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: date, settings: Settings, step: Step,
                 out_dir: Path | None = None, dependents_api: str | None = None, concurrency: int = 2,
                 issues_url: str | None = None, notice: Callable[[str], None] = lambda text: None,
-                say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None) -> RefreshSummary:
-    """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate, publish to
-    `out_dir` when given. A store without an earlier run is collected in full."""
+                say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None,
+                reuse: bool = True) -> RefreshSummary:
+    """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate (carrying
+    the verdicts that hold, unless not `reuse`), publish to `out_dir` when given. A store without an
+    earlier run is collected in full."""
     last = store.get_meta("collected_as_of")
     previous = date.fromisoformat(last) if last else None
     if previous is not None and previous > as_of:
@@ -81,7 +86,7 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                               settings, progress=lambda label, n, total: advance(n), notice=notice)
         collected = collector.run(repos)
     with step("evaluating (templates, then verdicts)", 2 * store.count("repositories")) as advance:
-        evaluated = evaluate_store(store, as_of, settings, advance, workers, cluster)
+        evaluated = evaluate_store(store, as_of, settings, advance, workers, cluster, reuse=reuse)
     changes = changes_from_store(store, as_of)
     published = None
     if out_dir is not None:

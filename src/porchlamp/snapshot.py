@@ -18,7 +18,9 @@ from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate import Snapshot
 from porchlamp.evaluate.components import ComponentResult, response_times
-from porchlamp.evaluate.ranking import ProfileScore, profile_rows
+from porchlamp.evaluate.engine import window
+from porchlamp.evaluate.horizon import holds
+from porchlamp.evaluate.ranking import ProfileScore, Scored, profile_rows
 from porchlamp.evaluate.report import build_report
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.evaluate.templates import TemplateCounter
@@ -36,6 +38,8 @@ class EvaluateSummary:
     statuses: dict[str, int]
     outside_prs: int
     worker_peak_mb: tuple[float, ...] = ()  # each worker process's peak memory (none when run in this process)
+    carried: int = 0  # verdicts carried from `carried_from` (same rows, no boundary crossed) instead of judged again
+    carried_from: date | None = None
 
 
 def resolve_as_of(store: Store, as_of: date | None) -> date:
@@ -98,7 +102,7 @@ def snapshot_rows(snap: Snapshot) -> dict[str, dict[str, list[Any]]]:
             "closed_silently": sum(1 for v in outside if v.outcome == "closed_silently"),
             "unanswered": sum(1 for v in outside if v.outcome == "unanswered"),
             "median_hours": response_times(outside, 0.5), "p90_hours": response_times(outside, 0.9),
-            "evidence": _js(r.evidence()), "maintainers": _js(r.maintainers),
+            "evidence": _js(r.evidence()), "maintainers": _js(r.maintainers), "valid_until": r.valid_until,
         })
         for v in r.prs:
             put(prs, {
@@ -118,14 +122,17 @@ def snapshot_rows(snap: Snapshot) -> dict[str, dict[str, list[Any]]]:
 
 def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                    progress: Callable[[int], None] | None = None, workers: int = 1, cluster: str | None = None,
-                   shard_dir: Path | None = None) -> EvaluateSummary:
+                   shard_dir: Path | None = None, reuse: bool = True) -> EvaluateSummary:
     """Evaluate every repository in the store for `as_of` and store the snapshot (replacing it).
 
     The snapshot is exported as Parquet by repository shard and evaluated shard by shard: in this
     process (`workers` 1), on a local cluster of `workers` processes, or on the Dask scheduler at
-    `cluster` (whose workers must read `shard_dir`). Every way gives the same rows. `progress(n)`
-    hears of repositories as they pass each of the two passes: twice the repositories in all."""
+    `cluster` (whose workers must read `shard_dir`). Every way gives the same rows. With `reuse`, a
+    repository whose rows, templates and settings are those of the latest earlier snapshot, and whose
+    window moved across none of its times (`horizon`), keeps that snapshot's verdict: the same rows a
+    full evaluation gives. `progress(n)` hears of repositories as they pass each of the two passes."""
     from porchlamp.cluster import ROWS_PER_SHARD, PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
+    from porchlamp.store.inputs import input_digests
     from porchlamp.store.shards import export_shards, plan_shards
 
     when = resolve_as_of(store, as_of)
@@ -133,6 +140,9 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     # that, and the report names it.
     failed = {e["repo"] for e in store.collection_errors()}
     wanted = [r for r in store.repo_names() if r not in failed]
+    text = settings.model_dump_json()
+    digests = input_digests(store)
+    was = _carry_from(store, when, text) if reuse else None
     runner = runner_for(workers, cluster)
     try:
         shards = plan_shards(store, wanted, ROWS_PER_SHARD, min_shards=4 * runner.workers if runner.workers > 1 else 1)
@@ -140,7 +150,6 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
             where = str(space)
             export_shards(store, space, shards)
             ks = list(range(len(shards)))
-            text = settings.model_dump_json()
             # Templates are a property of the whole snapshot: every shard's sightings, reduced here.
             counter: TemplateCounter | None = None
             for part in runner.map(shard_sightings, where, ks, text):
@@ -151,11 +160,16 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                 else:
                     counter.merge(part)
             counter = counter or TemplateCounter(settings.templates, load_rules(settings).bot_templates)
-            index = runner.share(counter.index())
-            statuses: dict[str, int] = {}
-            scored: list[Any] = []
-            repos = outside = 0
-            for outcome in runner.map(judge_shard, where, ks, text, when, index):
+            found = counter.index()
+            templates = found.digest()
+            carried = _carried(store, was, when, wanted, digests, templates, settings)
+            index = runner.share(found)
+            skip = runner.share(frozenset(carried))
+            statuses, scored, outside = _carried_outcome(store, was, carried)
+            repos = len(carried)
+            if progress and carried:
+                progress(len(carried))
+            for outcome in runner.map(judge_shard, where, ks, text, when, index, skip):
                 for k, v in outcome.statuses.items():
                     statuses[k] = statuses.get(k, 0) + v
                 scored.extend(outcome.scored)
@@ -165,12 +179,66 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                     progress(outcome.repos)
             files = {t: sorted((space / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
             store.write_snapshot(
-                when, {"settings": text, "porchlamp_version": __version__, "repos": repos},
-                {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files)
+                when, {"settings": text, "porchlamp_version": __version__, "repos": repos, "templates": templates},
+                {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files,
+                carry=(was, carried) if was and carried else None, inputs={r: digests[r] for r in wanted if r in digests})
             peaks = tuple(runner.peak_memory_mb())
     finally:
         runner.close()
-    return EvaluateSummary(when, repos, statuses, outside, peaks)
+    return EvaluateSummary(when, repos, statuses, outside, peaks, len(carried), was if carried else None)
+
+
+def _carry_from(store: Store, when: date, settings_text: str) -> date | None:
+    """The latest snapshot before `when` evaluated by this version under these settings: the only
+    one whose verdicts a later day may carry."""
+    earlier = [d for d in store.snapshot_dates() if d < when]
+    if not earlier:
+        return None
+    meta = store.snapshot_meta(earlier[-1]) or {}
+    if meta.get("settings") != settings_text or meta.get("porchlamp_version") != __version__:
+        return None
+    return earlier[-1]
+
+
+def _carried(store: Store, was: date | None, when: date, wanted: list[str], digests: Mapping[str, str],
+             templates: str, settings: Settings) -> list[str]:
+    """The repositories whose verdict of snapshot `was` is theirs for `when` too: same rows (digest),
+    same templates, and no time of theirs crossed by the window's move."""
+    if was is None or (store.snapshot_meta(was) or {}).get("templates") != templates:
+        return []
+    _, was_end = window(was, settings)
+    _, end = window(when, settings)
+    keep = set(wanted)
+    return sorted(r["repo"] for r in store.query(
+        "SELECT repo, inputs, valid_until FROM results WHERE as_of = ? AND inputs IS NOT NULL", [was])
+        if r["repo"] in keep and digests.get(r["repo"]) == r["inputs"] and holds(r["valid_until"], was_end, end))
+
+
+def _stored_scored(store: Store, as_of: date, repos: Iterable[str] | None = None) -> list[Scored]:
+    """(repo, status, outside PRs, components) of a stored snapshot's repositories (those named),
+    as the ranks are reduced from."""
+    comps: dict[str, dict[str, ComponentResult]] = {}
+    only = "" if repos is None else " AND repo IN (SELECT unnest(?))"
+    args: list[Any] = [as_of] if repos is None else [as_of, list(repos)]
+    for row in store.query(f"SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ?{only}", args):
+        comps.setdefault(row["repo"], {})[row["component"]] = ComponentResult(
+            row["component"], row["score"], json.loads(row["inputs"]), row["reason"])
+    rows = store.query(f"SELECT repo, status, outside_prs FROM results WHERE as_of = ?{only}", args)
+    return [(r["repo"], r["status"], r["outside_prs"], comps.get(r["repo"], {})) for r in rows
+            if r["repo"] in comps or r["status"] == "ranked"]
+
+
+def _carried_outcome(store: Store, was: date | None, carried: list[str]) -> tuple[dict[str, int], list[Scored], int]:
+    """What the reduce needs of the carried repositories: statuses, scored rows, outside PRs."""
+    if was is None or not carried:
+        return {}, [], 0
+    statuses: dict[str, int] = {}
+    outside = 0
+    for r in store.query("SELECT status, count(*) AS n, sum(outside_prs) AS o FROM results "
+                         "WHERE as_of = ? AND repo IN (SELECT unnest(?)) GROUP BY status", [was, carried]):
+        statuses[r["status"]] = int(r["n"])
+        outside += int(r["o"] or 0)
+    return statuses, _stored_scored(store, was, carried), outside
 
 
 def stored_as_of(store: Store, as_of: date | None) -> date:
@@ -189,15 +257,9 @@ def rerank_store(store: Store, as_of: date | None, settings: Settings) -> int:
     """Re-score and re-rank a stored snapshot under `settings`' profiles from its stored
     components: no PR is judged again and nothing is collected. Returns projects ranked."""
     when = stored_as_of(store, as_of)
-    comps: dict[str, dict[str, ComponentResult]] = {}
-    for row in store.query("SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ?", [when]):
-        comps.setdefault(row["repo"], {})[row["component"]] = ComponentResult(
-            row["component"], row["score"], json.loads(row["inputs"]), row["reason"])
-    rows = store.query("SELECT repo, status, outside_prs FROM results WHERE as_of = ?", [when])
-    scored = [(r["repo"], r["status"], r["outside_prs"], comps.get(r["repo"], {})) for r in rows
-              if r["repo"] in comps or r["status"] == "ranked"]
+    scored = _stored_scored(store, when)
     store.replace_profiles(when, _profile_rows(when, profile_rows(scored, settings)))
-    return sum(1 for r in rows if r["status"] == "ranked")
+    return sum(1 for r in scored if r[1] == "ranked")
 
 
 def report_from_store(store: Store, as_of: date | None = None) -> dict[str, Any]:

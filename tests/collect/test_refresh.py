@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from collecting import AS_OF, collect_world
+from helpers import verdict_rows
 
 from porchlamp.collect import CollectSummary
 from porchlamp.config import Settings
 from porchlamp.emulator import WorldIndex
-from porchlamp.snapshot import evaluate_store
+from porchlamp.snapshot import EvaluateSummary, evaluate_store
 from porchlamp.store import Store
 
 TABLES = ("results", "pr_results", "component_results", "profile_results")
@@ -33,18 +36,44 @@ def _evaluated(db: Path, as_of: date) -> dict[str, list[Any]]:
     # authorAssociation is what GitHub said when it last read the PR, so a PR unchanged since an
     # earlier day keeps that day's word; every verdict is the same.
     rows["pr_results"] = [r[:5] + r[6:] for r in rows["pr_results"]]
+    rows["results"] = verdict_rows(rows["results"])
     return rows
 
 
-def test_seven_daily_refreshes_equal_a_full_collection(world300: Path, index300: WorldIndex,
-                                                      collected300: tuple[Path, CollectSummary], tmp_path: Path) -> None:
+@dataclass(frozen=True)
+class Week:
+    db: Path  # the store after the last day
+    start: CollectSummary  # the first, full collection, a week before AS_OF
+    days: list[CollectSummary]  # the seven daily refreshes
+    stores: list[Path]  # a copy of the store after each day's refresh, before that day's evaluation
+    evaluated: list[tuple[EvaluateSummary, dict[str, list[Any]]]]  # each day evaluated as a refresh does: carrying what holds
+
+
+@pytest.fixture(scope="module")
+def week(world300: Path, index300: WorldIndex, tmp_path_factory: pytest.TempPathFactory) -> Week:
     first = AS_OF - timedelta(days=7)
-    db = tmp_path / "daily.duckdb"
+    root = tmp_path_factory.mktemp("week")
+    db = root / "daily.duckdb"
     start = collect_world(WorldIndex(world300, clock=first), db, as_of=first)
+    with Store(db) as s:
+        evaluate_store(s, first, Settings())
     days: list[CollectSummary] = []
+    stores: list[Path] = []
+    evaluated = []
     for d in range(1, 8):
         day = first + timedelta(days=d)
         days.append(collect_world(WorldIndex(world300, clock=day) if day < AS_OF else index300, db, as_of=day))
+        stores.append(root / f"day{d}.duckdb")
+        shutil.copy(db, stores[-1])
+        with Store(db) as s:
+            summary = evaluate_store(s, day, Settings())
+            evaluated.append((summary, {t: [r for r in s.rows(t) if r[0] == day] for t in TABLES}))
+    return Week(db, start, days, stores, evaluated)
+
+
+def test_seven_daily_refreshes_equal_a_full_collection(week: Week, collected300: tuple[Path, CollectSummary],
+                                                      tmp_path: Path) -> None:
+    db, start, days = week.db, week.start, week.days
     full_db = tmp_path / "full.duckdb"
     shutil.copy(collected300[0], full_db)
     full = collected300[1]
@@ -64,10 +93,34 @@ def test_seven_daily_refreshes_equal_a_full_collection(world300: Path, index300:
     flags = [json.loads(v["detail"]) for v in changed.values()]
     assert all(f["since"] == (AS_OF - timedelta(days=1)).isoformat() for f in flags)
 
-    got, want = _evaluated(db, AS_OF), _evaluated(full_db, AS_OF)
+    last = tmp_path / "last.duckdb"
+    shutil.copy(week.stores[-1], last)
+    got, want = _evaluated(last, AS_OF), _evaluated(full_db, AS_OF)
     for table in TABLES:
         assert got[table] == want[table], table
     assert len(want["pr_results"]) > 5000
+
+
+def test_each_day_carries_unchanged_verdicts_and_equals_a_full_evaluation(week: Week, tmp_path: Path) -> None:
+    """Evaluated day after day, a store carries the verdicts whose rows did not change and whose
+    window crossed none of their times; every day's four tables equal a full evaluation's."""
+    carried = []
+    for d, (stored, (summary, got)) in enumerate(zip(week.stores, week.evaluated), start=1):
+        day = AS_OF - timedelta(days=7 - d)
+        full = tmp_path / f"full{d}.duckdb"
+        shutil.copy(stored, full)
+        with Store(full) as s:
+            whole = evaluate_store(s, day, Settings(), reuse=False)
+            want = {t: [r for r in s.rows(t) if r[0] == day] for t in TABLES}
+        full.unlink()
+        assert whole.carried == 0 and summary.repos == whole.repos == 300
+        assert summary.statuses == whole.statuses and summary.outside_prs == whole.outside_prs
+        for table in TABLES:
+            assert got[table] == want[table], (day, table)
+        assert summary.carried_from == day - timedelta(days=1)
+        carried.append(summary.carried)
+    # Most verdicts hold from one day to the next; the rest are judged again.
+    assert all(100 <= n < 300 for n in carried), carried
 
 
 def test_the_plan_estimates_a_refresh_by_the_days_since_the_last_run() -> None:

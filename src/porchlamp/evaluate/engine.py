@@ -15,6 +15,7 @@ from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.components import ComponentResult, all_components
+from porchlamp.evaluate.horizon import horizon
 from porchlamp.evaluate.pulls import PRVerdict, judge_pulls, repo_context
 from porchlamp.evaluate.ranking import ProfileScore, profile_rows, profile_score
 from porchlamp.evaluate.rules import Rules, load_rules
@@ -47,6 +48,7 @@ class RepoResult:
     borderline: bool = False
     fork_note: str | None = None
     review_happens: str | None = None
+    valid_until: datetime | None = None  # the same rows give this verdict until the window ends here (horizon)
 
     @property
     def outside(self) -> list[PRVerdict]:
@@ -66,6 +68,7 @@ def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Set
     """Status, kind, reason and evidence of one repository; components if it reaches scoring.
     `templates` is the snapshot's (templates_of); alone, a repository knows only the curated ones."""
     start, end = window(as_of, settings)
+    until = horizon(data, start, end, settings)
     ctx = repo_context(data, accounts, rules, settings, start, end, templates)
     maint = ctx.maintainers
     verdicts = judge_pulls(data, ctx)
@@ -74,7 +77,7 @@ def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Set
     base: dict[str, Any] = dict(
         repo=r.name_with_owner, ecosystem=eco, ecosystem_why=eco_why, star_bucket=star_bucket(r.stars), stars=r.stars,
         forks=r.forks, language=r.primary_language, description=r.description, prs=tuple(verdicts),
-        maintainers=dict(maint.reasons),
+        maintainers=dict(maint.reasons), valid_until=until,
     )
     done: list[g.GateResult] = []
 

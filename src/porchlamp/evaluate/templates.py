@@ -10,6 +10,7 @@ bot. `sightings` maps one repository; `TemplateCounter` reduces them (columnar, 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -109,6 +110,13 @@ class TemplateIndex:
 
     def is_template(self, body: str | None) -> bool:
         return self.kind(body) is not None
+
+    def digest(self) -> str:
+        """One text for everything this index answers: two snapshots whose digests agree judge every
+        comment alike."""
+        text = json.dumps([self.settings.model_dump(mode="json"), list(self.markers), sorted(self.found.items()),
+                           sorted(self.behaviour.items())])
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 class TemplateCounter:

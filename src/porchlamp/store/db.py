@@ -459,24 +459,25 @@ class Store:
     # -- evaluated snapshots ---------------------------------------------------------------
 
     def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: dict[str, dict[str, list[Any]]],
-                       files: dict[str, Sequence[Path]] | None = None) -> None:
+                       files: dict[str, Sequence[Path]] | None = None, carry: tuple[date, Sequence[str]] | None = None,
+                       inputs: Mapping[str, str] | None = None) -> None:
         """Replace one snapshot's results (all tables at once, in one transaction): rows given as
-        columns in `tables`, or as Parquet files with the table's columns in `files`."""
+        columns in `tables`, or as Parquet files with the table's columns in `files`; `carry` =
+        (an earlier snapshot, repositories) copies those repositories' rows from it but for the
+        ranks (`profile_results` comes whole in `tables`); `inputs` sets each repository's digest."""
         with self.transaction():
             for table in RESULT_TABLES:
                 self._run(f"DELETE FROM {table} WHERE as_of = ?", [as_of])
             self._run("DELETE FROM snapshots WHERE as_of = ?", [as_of])
             self._run(
-                "INSERT INTO snapshots VALUES (?, ?, ?, ?)",
-                [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"]],
+                "INSERT INTO snapshots (as_of, settings, porchlamp_version, repos, templates) VALUES (?, ?, ?, ?, ?)",
+                [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"], meta.get("templates")],
             )
             for table, data in tables.items():
-                if table not in RESULT_TABLES:
-                    raise StoreError(f"unknown result table {table!r}")
+                self._result_table(table)
                 self.upsert_columns(table, data)
             for table, paths in (files or {}).items():
-                if table not in RESULT_TABLES:
-                    raise StoreError(f"unknown result table {table!r}")
+                self._result_table(table)
                 if paths:
                     types = self._column_types(table)
                     present = set().union(*(pq.read_schema(p).names for p in paths))
@@ -485,6 +486,29 @@ class Store:
                     self._run(f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) SELECT "
                               f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} "
                               f"FROM read_parquet([{listed}], union_by_name = true)")
+            if carry and carry[1]:
+                was, repos = carry
+                self.conn.register("_carry", pa.table({"repo": pa.array(list(repos), pa.string())}))
+                try:
+                    for table in RESULT_TABLES:
+                        if table != "profile_results":
+                            self._run(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} "
+                                      "WHERE as_of = ? AND repo IN (SELECT repo FROM _carry)", [as_of, was])
+                finally:
+                    self.conn.unregister("_carry")
+            if inputs:
+                self.conn.register("_inputs", pa.table({"repo": pa.array(list(inputs), pa.string()),
+                                                        "inputs": pa.array(list(inputs.values()), pa.string())}))
+                try:
+                    self._run("UPDATE results SET inputs = i.inputs FROM _inputs i WHERE results.as_of = ? AND results.repo = i.repo",
+                              [as_of])
+                finally:
+                    self.conn.unregister("_inputs")
+
+    @staticmethod
+    def _result_table(table: str) -> None:
+        if table not in RESULT_TABLES:
+            raise StoreError(f"unknown result table {table!r}")
 
     def replace_profiles(self, as_of: date, data: dict[str, list[Any]]) -> None:
         """Replace one snapshot's profile scores (a re-rank) in one transaction."""
@@ -500,8 +524,8 @@ class Store:
         return dates[-1] if dates else None
 
     def snapshot_meta(self, as_of: date) -> dict[str, Any] | None:
-        row = self._one("SELECT settings, porchlamp_version, repos FROM snapshots WHERE as_of = ?", [as_of])
-        return None if row is None else {"settings": row[0], "porchlamp_version": row[1], "repos": row[2]}
+        row = self._one("SELECT settings, porchlamp_version, repos, templates FROM snapshots WHERE as_of = ?", [as_of])
+        return None if row is None else {"settings": row[0], "porchlamp_version": row[1], "repos": row[2], "templates": row[3]}
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of a read-only query as dicts (for report and publish)."""

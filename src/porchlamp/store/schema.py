@@ -239,6 +239,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE results ADD COLUMN p90_hours DOUBLE;
         """,
     ),
+    Migration(
+        6,
+        "what a verdict was computed from, and until when it holds, so a later day can carry it",
+        """
+        ALTER TABLE results ADD COLUMN valid_until TIMESTAMP;
+        ALTER TABLE results ADD COLUMN inputs VARCHAR;
+        ALTER TABLE snapshots ADD COLUMN templates VARCHAR;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from porchlamp.models import RepoData
@@ -90,13 +91,17 @@ def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[s
     return out
 
 
-def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Sequence[str] | None = None) -> pa.Table | None:
+def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Sequence[str] | None = None,
+          skip: pa.Array | None = None) -> pa.Table | None:
     folder = shard_dir / table / f"shard={shard}"
     files = sorted(folder.glob("*.parquet"))
     if not files:
         return None
     filters = [("kind", "in", list(kinds))] if kinds else None
     data = pq.read_table(files, columns=columns, filters=filters, partitioning=None)
+    if skip is not None and len(skip):
+        key = REPO_COLUMN.get(table, "repo")
+        data = data.filter(pc.invert(pc.is_in(data[key], value_set=skip)))
     # A partitioned write need not keep the order it was given: sort as the store reads.
     keys = []
     for part in ORDER_OF_TABLE[table].split(","):
@@ -117,10 +122,13 @@ def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[An
     return [model(*row) for row in zip(*cols)]
 
 
-def read_shard(shard_dir: str | Path, shard: int, comments_only: bool = False) -> Iterator[RepoData]:
+def read_shard(shard_dir: str | Path, shard: int, comments_only: bool = False,
+               skip: frozenset[str] = frozenset()) -> Iterator[RepoData]:
     """The repositories of one shard with their rows, in name order, as `Store.iter_repo_data` gives them.
-    `comments_only`: the PRs and the timeline rows templates need, the rest left empty."""
+    `comments_only`: the PRs and the timeline rows templates need, the rest left empty; `skip`:
+    repositories left out (their rows never become objects)."""
     root = Path(shard_dir)
+    left_out = pa.array(sorted(skip), pa.string()) if skip else None
     tables = ("pulls", "timeline") if comments_only else _REPO_TABLES
     rows: dict[str, dict[str, list[Any]]] = {}
     for table in tables:
@@ -129,12 +137,12 @@ def read_shard(shard_dir: str | Path, shard: int, comments_only: bool = False) -
         kinds = TEMPLATE_KINDS if comments_only and table == "timeline" else None
         by_repo: dict[str, list[Any]] = {}
         key = REPO_COLUMN[table]
-        for rec in _records(_read(root, table, shard, cols, kinds), model, cols):
+        for rec in _records(_read(root, table, shard, cols, kinds, left_out), model, cols):
             by_repo.setdefault(getattr(rec, key), []).append(rec)
         rows[table] = by_repo
     model = MODEL_OF_TABLE["repositories"]
     cols = _columns(model)
-    for repo in _records(_read(root, "repositories", shard, cols), model, cols):
+    for repo in _records(_read(root, "repositories", shard, cols, skip=left_out), model, cols):
         yield repo_data(repo, {t: by_repo.get(repo.name_with_owner, []) for t, by_repo in rows.items()})
 
 
