@@ -31,7 +31,7 @@ from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.engine import Snapshot, evaluate_repo
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.bots import Bots
-from porchlamp.evaluate.templates import TemplateCounter, TemplateIndex, sightings
+from porchlamp.evaluate.templates import SightingTables, TemplateIndex, sighting_tables, sightings
 from porchlamp.store.shards import read_accounts, read_shard
 
 # About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
@@ -61,13 +61,12 @@ def _settings(text: str) -> tuple[Settings, Rules]:
     return settings, load_rules(settings)
 
 
-def shard_sightings(shard_dir: str, shard: int, settings_json: str) -> TemplateCounter:
-    """Map 1: the template sightings of one shard's comments, as a counter to merge."""
+def shard_sightings(shard_dir: str, shard: int, settings_json: str, skip: frozenset[str] = frozenset()) -> SightingTables:
+    """Map 1: the template sightings of one shard's comments but those of `skip` (known already),
+    as tables to count and to keep."""
     settings, rules = _settings(settings_json)
-    counter = TemplateCounter(settings.templates, rules.bot_templates)
-    for data in read_shard(shard_dir, shard, comments_only=True):
-        counter.add(sightings(data, Bots(rules.bots, data.repo.name_with_owner), settings.templates))
-    return counter
+    return sighting_tables(sightings(data, Bots(rules.bots, data.repo.name_with_owner), settings.templates)
+                           for data in read_shard(shard_dir, shard, comments_only=True, skip=skip))
 
 
 def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,
@@ -175,6 +174,14 @@ class DaskRunner(Runner):
 
 
 def _peak_rss_mb() -> float:
+    # VmHWM is this process image's own peak. ru_maxrss is not: Linux carries the parent's peak
+    # through fork and exec, so a worker started by a big caller would report the caller's size.
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:  # pragma: no cover - not Linux
+        pass
     import resource
 
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

@@ -6,12 +6,15 @@ The only module that knows both the store and evaluation; evaluation itself stay
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from porchlamp import __version__
 from porchlamp.config import Settings
@@ -23,7 +26,7 @@ from porchlamp.evaluate.horizon import holds
 from porchlamp.evaluate.ranking import ProfileScore, Scored, profile_rows
 from porchlamp.evaluate.report import build_report
 from porchlamp.evaluate.rules import load_rules
-from porchlamp.evaluate.templates import TemplateCounter
+from porchlamp.evaluate.templates import COMMENT_SCHEMA, FINGERPRINT_SCHEMA, SightingTables, TemplateCounter
 from porchlamp.store import Store
 
 
@@ -129,11 +132,11 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     process (`workers` 1), on a local cluster of `workers` processes, or on the Dask scheduler at
     `cluster` (whose workers must read `shard_dir`). Every way gives the same rows. With `reuse`, a
     repository whose rows, templates and settings are those of the latest earlier snapshot, and whose
-    window moved across none of its times (`horizon`), keeps that snapshot's verdict: the same rows a
+    window moved across none of its times (`horizon`), keeps that snapshot's verdict, and one whose
+    rows are unchanged is counted for templates from the sightings the store kept: the same rows a
     full evaluation gives. `progress(n)` hears of repositories as they pass each of the two passes."""
-    from porchlamp.cluster import ROWS_PER_SHARD, PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
-    from porchlamp.store.inputs import input_digests
-    from porchlamp.store.shards import export_shards, plan_shards
+    from porchlamp.cluster import PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
+    from porchlamp.store.inputs import input_digests, keep_sightings, load_sightings, sighted
 
     when = resolve_as_of(store, as_of)
     # A repository whose collection failed at some step holds part of its data: it is not judged on
@@ -141,51 +144,76 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     failed = {e["repo"] for e in store.collection_errors()}
     wanted = [r for r in store.repo_names() if r not in failed]
     text = settings.model_dump_json()
+    key = hashlib.blake2b((__version__ + text).encode("utf-8"), digest_size=16).hexdigest()
     digests = input_digests(store)
     was = _carry_from(store, when, text) if reuse else None
+    # The verdicts that hold if the template index turns out the day before's too.
+    holding = set(_holding(store, was, when, wanted, digests, settings))
+    known = sighted(store, digests, key) & set(wanted) if reuse else set()
+    first = [r for r in wanted if r not in holding or r not in known]  # to judge, or to sight
     runner = runner_for(workers, cluster)
     try:
-        shards = plan_shards(store, wanted, ROWS_PER_SHARD, min_shards=4 * runner.workers if runner.workers > 1 else 1)
         with shard_space(Path(store.path).parent, shard_dir) as space:
-            where = str(space)
-            export_shards(store, space, shards)
-            ks = list(range(len(shards)))
-            # Templates are a property of the whole snapshot: every shard's sightings, reduced here.
-            counter: TemplateCounter | None = None
-            for part in runner.map(shard_sightings, where, ks, text):
+            # Templates are a property of the whole snapshot: every repository's sightings, reduced here.
+            counter = TemplateCounter(settings.templates, load_rules(settings).bot_templates)
+            if known:
+                kept = sorted(known)
+                fps, said = load_sightings(store, kept)
+                counter.add_tables(SightingTables(tuple(kept), fps.cast(FINGERPRINT_SCHEMA), said.cast(COMMENT_SCHEMA)))
                 if progress:
-                    progress(part.repos)
-                if counter is None:
-                    counter = part
-                else:
-                    counter.merge(part)
-            counter = counter or TemplateCounter(settings.templates, load_rules(settings).bot_templates)
+                    progress(len(kept))
+            where, ks = _export(store, space, first, runner.workers)
+            fresh: list[SightingTables] = []
+            for part in runner.map(shard_sightings, where, ks, text, runner.share(frozenset(known))):
+                counter.add_tables(part)
+                fresh.append(part)
+                if progress:
+                    progress(len(part.repos))
             found = counter.index()
             templates = found.digest()
-            carried = _carried(store, was, when, wanted, digests, templates, settings)
+            same = was is not None and (store.snapshot_meta(was) or {}).get("templates") == templates
+            carried = sorted(holding) if same else []
             index = runner.share(found)
-            skip = runner.share(frozenset(carried))
             statuses, scored, outside = _carried_outcome(store, was, carried)
             repos = len(carried)
             if progress and carried:
                 progress(len(carried))
-            for outcome in runner.map(judge_shard, where, ks, text, when, index, skip):
-                for k, v in outcome.statuses.items():
-                    statuses[k] = statuses.get(k, 0) + v
-                scored.extend(outcome.scored)
-                repos += outcome.repos
-                outside += outcome.outside_prs
-                if progress:
-                    progress(outcome.repos)
-            files = {t: sorted((space / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
+            # The template index moved: what would have been carried is judged too.
+            late = [] if same else sorted(holding - set(first))
+            jobs = [(where, ks)] + ([_export(store, space / "late", late, runner.workers)] if late else [])
+            for at, shards in jobs:
+                for outcome in runner.map(judge_shard, at, shards, text, when, index, runner.share(frozenset(carried))):
+                    for k, v in outcome.statuses.items():
+                        statuses[k] = statuses.get(k, 0) + v
+                    scored.extend(outcome.scored)
+                    repos += outcome.repos
+                    outside += outcome.outside_prs
+                    if progress:
+                        progress(outcome.repos)
+            files = {t: sorted(p for at, _ in jobs for p in (Path(at) / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
             store.write_snapshot(
                 when, {"settings": text, "porchlamp_version": __version__, "repos": repos, "templates": templates},
                 {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files,
                 carry=(was, carried) if was and carried else None, inputs={r: digests[r] for r in wanted if r in digests})
+            if fresh:
+                keep_sightings(store, [r for t in fresh for r in t.repos], pa.concat_tables([t.fingerprints for t in fresh]),
+                               pa.concat_tables([t.comments for t in fresh]), digests, key)
             peaks = tuple(runner.peak_memory_mb())
     finally:
         runner.close()
     return EvaluateSummary(when, repos, statuses, outside, peaks, len(carried), was if carried else None)
+
+
+def _export(store: Store, space: Path, repos: list[str], workers: int) -> tuple[str, list[int]]:
+    """`repos` as Parquet shards under `space`: (the directory, the shard numbers); none for no repositories."""
+    from porchlamp.cluster import ROWS_PER_SHARD
+    from porchlamp.store.shards import export_shards, plan_shards
+
+    if not repos:
+        return str(space), []
+    shards = plan_shards(store, repos, ROWS_PER_SHARD, min_shards=4 * workers if workers > 1 else 1)
+    export_shards(store, space, shards)
+    return str(space), list(range(len(shards)))
 
 
 def _carry_from(store: Store, when: date, settings_text: str) -> date | None:
@@ -200,11 +228,11 @@ def _carry_from(store: Store, when: date, settings_text: str) -> date | None:
     return earlier[-1]
 
 
-def _carried(store: Store, was: date | None, when: date, wanted: list[str], digests: Mapping[str, str],
-             templates: str, settings: Settings) -> list[str]:
-    """The repositories whose verdict of snapshot `was` is theirs for `when` too: same rows (digest),
-    same templates, and no time of theirs crossed by the window's move."""
-    if was is None or (store.snapshot_meta(was) or {}).get("templates") != templates:
+def _holding(store: Store, was: date | None, when: date, wanted: list[str], digests: Mapping[str, str],
+             settings: Settings) -> list[str]:
+    """The repositories whose verdict of snapshot `was` is theirs for `when` too if the template
+    index is the same: same rows (digest), and no time of theirs crossed by the window's move."""
+    if was is None:
         return []
     _, was_end = window(was, settings)
     _, end = window(when, settings)

@@ -3,8 +3,8 @@
 
 The same normalised text on many PRs, in several repositories or each time within minutes of a PR
 opening, is a template whoever posts it, and an account that says almost nothing else acts as a
-bot. `sightings` maps one repository; `TemplateCounter` reduces them (columnar, so it scales);
-`TemplateIndex` answers for single comments during evaluation.
+bot. `sightings` maps one repository and `sighting_tables` holds many as columns; `TemplateCounter`
+reduces them (columnar, so it scales); `TemplateIndex` answers for single comments during evaluation.
 """
 
 from __future__ import annotations
@@ -119,6 +119,40 @@ class TemplateIndex:
         return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
+@dataclass(frozen=True)
+class SightingTables:
+    """The sightings of any number of repositories as two columnar tables: what a map over shards
+    returns and what the store keeps between days. `repos` names every repository sighted, those
+    with no rows too."""
+
+    repos: tuple[str, ...]
+    fingerprints: pa.Table  # repo, fp, number, fast, actor
+    comments: pa.Table  # repo, login, n
+
+
+FINGERPRINT_SCHEMA = pa.schema([("repo", pa.string()), ("fp", pa.int64()), ("number", pa.int32()),
+                                ("fast", pa.bool_()), ("actor", pa.string())])
+COMMENT_SCHEMA = pa.schema([("repo", pa.string()), ("login", pa.string()), ("n", pa.int32())])
+
+
+def sighting_tables(items: Iterable[Sightings]) -> SightingTables:
+    """Repositories' sightings as columns."""
+    repos: list[str] = []
+    fps: dict[str, list[Any]] = {n: [] for n in FINGERPRINT_SCHEMA.names}
+    com: dict[str, list[Any]] = {n: [] for n in COMMENT_SCHEMA.names}
+    for s in items:
+        repos.append(s.repo)
+        fps["repo"] += [s.repo] * len(s.fingerprints)
+        fps["fp"] += s.fingerprints
+        fps["number"] += s.numbers
+        fps["fast"] += s.fast
+        fps["actor"] += s.actors
+        com["repo"] += [s.repo] * len(s.comments_by)
+        com["login"] += list(s.comments_by)
+        com["n"] += list(s.comments_by.values())
+    return SightingTables(tuple(repos), pa.table(fps, schema=FINGERPRINT_SCHEMA), pa.table(com, schema=COMMENT_SCHEMA))
+
+
 class TemplateCounter:
     """Reduces sightings from any number of repositories (in any order) into a TemplateIndex."""
 
@@ -141,23 +175,25 @@ class TemplateCounter:
                 "actor": pa.array(s.actors, pa.string()),
             }))
 
+    def add_tables(self, t: SightingTables) -> None:
+        """Fold in the sightings of many repositories at once (a shard's, or those the store kept)."""
+        for repo in t.repos:
+            self._repo_ids.setdefault(repo, len(self._repo_ids))
+        if t.comments.num_rows:
+            per = t.comments.group_by("login").aggregate([("n", "sum")])
+            for login, n in zip(per["login"].to_pylist(), per["n_sum"].to_pylist()):
+                self._comments[login] = self._comments.get(login, 0) + n
+        f = t.fingerprints
+        if f.num_rows:
+            # Repository ids are dense, in first-seen order: the dict's order is its values' order.
+            rid = pc.cast(pc.index_in(f["repo"], value_set=pa.array(list(self._repo_ids), pa.string())), pa.int32())
+            pr = pc.bit_wise_or(pc.shift_left(pc.cast(rid, pa.int64()), 32), pc.cast(f["number"], pa.int64()))
+            self._tables.append(pa.table({"fp": f["fp"], "pr": pr, "repo": rid, "fast": f["fast"], "actor": f["actor"]}))
+
     @property
     def repos(self) -> int:
         """Repositories added so far."""
         return len(self._repo_ids)
-
-    def merge(self, other: "TemplateCounter") -> None:
-        """Fold in another counter's sightings (a shard reduced elsewhere)."""
-        remap = {rid: self._repo_ids.setdefault(repo, len(self._repo_ids)) for repo, rid in other._repo_ids.items()}
-        for login, n in other._comments.items():
-            self._comments[login] = self._comments.get(login, 0) + n
-        # Repository ids are dense (0..n-1) in each counter, so a lookup array renumbers them.
-        lookup = pa.array([remap[rid] for rid in range(len(other._repo_ids))], pa.int32())
-        for t in other._tables:
-            repo = pc.take(lookup, t["repo"])
-            pr = pc.bit_wise_or(pc.shift_left(pc.cast(repo, pa.int64()), 32), pc.bit_wise_and(t["pr"], 0xFFFFFFFF))
-            self._tables.append(t.set_column(t.schema.get_field_index("repo"), "repo", repo)
-                                 .set_column(t.schema.get_field_index("pr"), "pr", pr))
 
     def index(self) -> TemplateIndex:
         st = self.settings

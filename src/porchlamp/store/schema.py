@@ -248,6 +248,29 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE snapshots ADD COLUMN templates VARCHAR;
         """,
     ),
+    Migration(
+        7,
+        "each repository's template sightings, kept while its rows stay the same, so a day counts templates without reading them",
+        """
+        CREATE TABLE template_sighted (
+            repo VARCHAR PRIMARY KEY,
+            inputs VARCHAR,
+            settings VARCHAR
+        );
+        CREATE TABLE template_fingerprints (
+            repo VARCHAR,
+            fp BIGINT,
+            number INTEGER,
+            fast BOOLEAN,
+            actor VARCHAR
+        );
+        CREATE TABLE template_comments (
+            repo VARCHAR,
+            login VARCHAR,
+            n INTEGER
+        );
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
