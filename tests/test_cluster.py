@@ -12,7 +12,7 @@ from porchlamp.cluster import ClusterError
 from porchlamp.config import Settings
 from porchlamp.evaluate import evaluate_snapshot, templates_of
 from porchlamp.sample import generate_world, load_world
-from porchlamp.snapshot import evaluate_store, resolve_as_of, snapshot_rows
+from porchlamp.snapshot import evaluate_store, resolve_as_of, snapshot_basis, snapshot_rows
 from porchlamp.store import Store
 from porchlamp.store.inputs import input_digests
 from porchlamp import __version__
@@ -38,7 +38,8 @@ def _pure(db: Path) -> dict[str, list]:  # type: ignore[type-arg]
         index = templates_of(s.iter_repo_data(comments_only=True), settings)
         snap = evaluate_snapshot(s.iter_repo_data(), s.accounts(), settings, when, templates=index)
         s.write_snapshot(when, {"settings": settings.model_dump_json(), "porchlamp_version": __version__,
-                                "repos": len(snap.results), "templates": index.digest()}, snapshot_rows(snap),
+                                "repos": len(snap.results), "basis": snapshot_basis(settings.model_dump_json(), index)},
+                         snapshot_rows(snap),
                          inputs=input_digests(s))
     return _rows(db)
 

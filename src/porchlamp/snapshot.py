@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from porchlamp.evaluate.horizon import holds
 from porchlamp.evaluate.ranking import ProfileScore, Scored, profile_rows
 from porchlamp.evaluate.report import build_report
 from porchlamp.evaluate.rules import load_rules
-from porchlamp.evaluate.templates import COMMENT_SCHEMA, FINGERPRINT_SCHEMA, SightingTables, TemplateCounter
+from porchlamp.evaluate.templates import COMMENT_SCHEMA, FINGERPRINT_SCHEMA, SightingTables, TemplateCounter, TemplateIndex
 from porchlamp.store import Store
 
 
@@ -131,10 +132,10 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     The snapshot is exported as Parquet by repository shard and evaluated shard by shard: in this
     process (`workers` 1), on a local cluster of `workers` processes, or on the Dask scheduler at
     `cluster` (whose workers must read `shard_dir`). Every way gives the same rows. With `reuse`, a
-    repository whose rows, templates and settings are those of the latest earlier snapshot, and whose
-    window moved across none of its times (`horizon`), keeps that snapshot's verdict, and one whose
-    rows are unchanged is counted for templates from the sightings the store kept: the same rows a
-    full evaluation gives. `progress(n)` hears of repositories as they pass each of the two passes."""
+    repository whose rows are those of the latest earlier snapshot, under the same code, settings
+    and templates (`snapshot_basis`), and whose window moved across none of its times (`horizon`),
+    keeps that snapshot's verdict, and one whose rows are unchanged is counted for templates from
+    the sightings the store kept: the same rows a full evaluation gives. `progress(n)` hears of repositories as they pass each of the two passes."""
     from porchlamp.cluster import PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
     from porchlamp.store.inputs import input_digests, keep_sightings, load_sightings, sighted
 
@@ -144,9 +145,9 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     failed = {e["repo"] for e in store.collection_errors()}
     wanted = [r for r in store.repo_names() if r not in failed]
     text = settings.model_dump_json()
-    key = hashlib.blake2b((__version__ + text).encode("utf-8"), digest_size=16).hexdigest()
+    key = sightings_key(text)
     digests = input_digests(store)
-    was = _carry_from(store, when, text) if reuse else None
+    was = _carry_from(store, when) if reuse else None
     # The verdicts that hold if the template index turns out the day before's too.
     holding = set(_holding(store, was, when, wanted, digests, settings))
     known = sighted(store, digests, key) & set(wanted) if reuse else set()
@@ -170,8 +171,8 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                 if progress:
                     progress(len(part.repos))
             found = counter.index()
-            templates = found.digest()
-            same = was is not None and (store.snapshot_meta(was) or {}).get("templates") == templates
+            basis = snapshot_basis(text, found)
+            same = was is not None and (store.snapshot_meta(was) or {}).get("basis") == basis
             carried = sorted(holding) if same else []
             index = runner.share(found)
             statuses, scored, outside = _carried_outcome(store, was, carried)
@@ -192,7 +193,7 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                         progress(outcome.repos)
             files = {t: sorted(p for at, _ in jobs for p in (Path(at) / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
             store.write_snapshot(
-                when, {"settings": text, "porchlamp_version": __version__, "repos": repos, "templates": templates},
+                when, {"settings": text, "porchlamp_version": __version__, "repos": repos, "basis": basis},
                 {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files,
                 carry=(was, carried) if was and carried else None, inputs={r: digests[r] for r in wanted if r in digests})
             if fresh:
@@ -216,16 +217,39 @@ def _export(store: Store, space: Path, repos: list[str], workers: int) -> tuple[
     return str(space), list(range(len(shards)))
 
 
-def _carry_from(store: Store, when: date, settings_text: str) -> date | None:
-    """The latest snapshot before `when` evaluated by this version under these settings: the only
-    one whose verdicts a later day may carry."""
+def _carry_from(store: Store, when: date) -> date | None:
+    """The latest snapshot before `when`: the only one whose verdicts a later day may carry (if
+    its basis, known once templates are counted, is the day's too)."""
     earlier = [d for d in store.snapshot_dates() if d < when]
-    if not earlier:
-        return None
-    meta = store.snapshot_meta(earlier[-1]) or {}
-    if meta.get("settings") != settings_text or meta.get("porchlamp_version") != __version__:
-        return None
-    return earlier[-1]
+    return earlier[-1] if earlier else None
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.blake2b("\x00".join(parts).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def sightings_key(settings_text: str) -> str:
+    """What a repository's template sightings depend on besides its rows: the code and the settings."""
+    return _digest(evaluation_code(), settings_text)
+
+
+def snapshot_basis(settings_text: str, index: TemplateIndex) -> str:
+    """What every verdict of a snapshot rests on besides its repository's rows: the code, the
+    settings and the snapshot's template index."""
+    return _digest(sightings_key(settings_text), index.digest())
+
+
+@lru_cache(maxsize=1)
+def evaluation_code() -> str:
+    """A digest of the code and packaged rules that turn rows into verdicts: a carried verdict must
+    come from the same ones, whatever the version string says (a development install keeps one)."""
+    root = Path(__file__).parent
+    h = hashlib.blake2b(digest_size=16)
+    files = [*sorted((root / "evaluate").glob("*.py")), *sorted((root / "data").glob("*")),
+             *(root / name for name in ("snapshot.py", "cluster.py", "models.py", "config.py"))]
+    for path in files:
+        h.update(path.name.encode("utf-8") + b"\x00" + path.read_bytes())
+    return h.hexdigest()
 
 
 def _holding(store: Store, was: date | None, when: date, wanted: list[str], digests: Mapping[str, str],

@@ -470,8 +470,8 @@ class Store:
                 self._run(f"DELETE FROM {table} WHERE as_of = ?", [as_of])
             self._run("DELETE FROM snapshots WHERE as_of = ?", [as_of])
             self._run(
-                "INSERT INTO snapshots (as_of, settings, porchlamp_version, repos, templates) VALUES (?, ?, ?, ?, ?)",
-                [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"], meta.get("templates")],
+                "INSERT INTO snapshots (as_of, settings, porchlamp_version, repos, basis) VALUES (?, ?, ?, ?, ?)",
+                [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"], meta.get("basis")],
             )
             for table, data in tables.items():
                 self._result_table(table)
@@ -524,8 +524,8 @@ class Store:
         return dates[-1] if dates else None
 
     def snapshot_meta(self, as_of: date) -> dict[str, Any] | None:
-        row = self._one("SELECT settings, porchlamp_version, repos, templates FROM snapshots WHERE as_of = ?", [as_of])
-        return None if row is None else {"settings": row[0], "porchlamp_version": row[1], "repos": row[2], "templates": row[3]}
+        row = self._one("SELECT settings, porchlamp_version, repos, basis FROM snapshots WHERE as_of = ?", [as_of])
+        return None if row is None else {"settings": row[0], "porchlamp_version": row[1], "repos": row[2], "basis": row[3]}
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of a read-only query as dicts (for report and publish)."""

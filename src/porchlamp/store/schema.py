@@ -245,7 +245,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         """
         ALTER TABLE results ADD COLUMN valid_until TIMESTAMP;
         ALTER TABLE results ADD COLUMN inputs VARCHAR;
-        ALTER TABLE snapshots ADD COLUMN templates VARCHAR;
+        ALTER TABLE snapshots ADD COLUMN basis VARCHAR;
         """,
     ),
     Migration(
