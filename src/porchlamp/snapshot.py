@@ -135,7 +135,8 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     repository whose rows are those of the latest earlier snapshot, under the same code, settings
     and templates (`snapshot_basis`), and whose window moved across none of its times (`horizon`),
     keeps that snapshot's verdict, and one whose rows are unchanged is counted for templates from
-    the sightings the store kept: the same rows a full evaluation gives. `progress(n)` hears of repositories as they pass each of the two passes."""
+    the sightings the store kept: the same rows a full evaluation gives. `progress(n)` hears of
+    repositories as they pass each of the two passes."""
     from porchlamp.cluster import PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
     from porchlamp.store.inputs import input_digests, keep_sightings, load_sightings, sighted
 
@@ -182,8 +183,9 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
             # The template index moved: what would have been carried is judged too.
             late = [] if same else sorted(holding - set(first))
             jobs = [(where, ks)] + ([_export(store, space / "late", late, runner.workers)] if late else [])
+            skip = runner.share(frozenset(carried))
             for at, shards in jobs:
-                for outcome in runner.map(judge_shard, at, shards, text, when, index, runner.share(frozenset(carried))):
+                for outcome in runner.map(judge_shard, at, shards, text, when, index, skip):
                     for k, v in outcome.statuses.items():
                         statuses[k] = statuses.get(k, 0) + v
                     scored.extend(outcome.scored)

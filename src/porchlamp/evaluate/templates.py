@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from itertools import islice
 from typing import Any
 
 import pyarrow as pa
@@ -31,6 +32,7 @@ _NUMBER = re.compile(r"\d+")
 _MARKUP = re.compile(r"<[^>]{0,200}>|[*_`#>|~\[\]()!=:-]+")
 _SPACE = re.compile(r"\s+")
 MAX_CHARS = 400  # two messages that agree this far are the same message
+BATCH_REPOS = 500  # repositories' sightings folded into a count at once
 
 
 def normalise(text: str) -> str:
@@ -163,17 +165,7 @@ class TemplateCounter:
         self._comments: dict[str, int] = {}
 
     def add(self, s: Sightings) -> None:
-        rid = self._repo_ids.setdefault(s.repo, len(self._repo_ids))
-        for login, n in s.comments_by.items():
-            self._comments[login] = self._comments.get(login, 0) + n
-        if s.fingerprints:
-            self._tables.append(pa.table({
-                "fp": pa.array(s.fingerprints, pa.int64()),
-                "pr": pa.array([(rid << 32) | n for n in s.numbers], pa.int64()),
-                "repo": pa.array([rid] * len(s.fingerprints), pa.int32()),
-                "fast": pa.array(s.fast, pa.bool_()),
-                "actor": pa.array(s.actors, pa.string()),
-            }))
+        self.add_tables(sighting_tables([s]))
 
     def add_tables(self, t: SightingTables) -> None:
         """Fold in the sightings of many repositories at once (a shard's, or those the store kept)."""
@@ -222,6 +214,8 @@ class TemplateCounter:
 def build_index(repos: Iterable[RepoData], bots_for: Any, settings: TemplateSettings, markers: tuple[str, ...]) -> TemplateIndex:
     """The snapshot's TemplateIndex from its repositories; `bots_for(repo)` gives each one's Bots."""
     counter = TemplateCounter(settings, markers)
-    for data in repos:
-        counter.add(sightings(data, bots_for(data.repo.name_with_owner), settings))
+    found = (sightings(data, bots_for(data.repo.name_with_owner), settings) for data in repos)
+    # In batches: one table per repository would make the count's columns in thousands of pieces.
+    while batch := list(islice(found, BATCH_REPOS)):
+        counter.add_tables(sighting_tables(batch))
     return counter.index()
