@@ -556,11 +556,15 @@ def publish_cmd(
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Which evaluated snapshot (default: the latest)."),
     issues_url: str = typer.Option("https://github.com/porchlamp/porchlamp/issues/new", "--issues-url",
                                    help="Where 'think this is wrong?' opens an issue."),
+    full: bool = typer.Option(False, "--full", help="Write every project's files again, even those the previous site "
+                              "in DIR holds unchanged (the result is the same bytes)."),
 ) -> None:
     """Write the static site (rankings, not ranked, project pages, report, method) and the dataset.
 
     Hostable on any static host; preview it with `porchlamp serve DIR`. Built beside DIR and
-    swapped in at the end, so a failed run leaves the previous site untouched.
+    swapped in at the end, so a failed run leaves the previous site untouched. A project whose
+    page, record and badge would come out the same as in the site already in DIR keeps those
+    files (and their dates) unwritten: a daily publish rewrites only what changed.
     """
     from porchlamp.publish import load_site_data, publish
 
@@ -569,9 +573,10 @@ def publish_cmd(
         with Store(db, read_only=True) as store:
             site = load_site_data(store, _parse_date(as_of, "--as-of"))
         with progress_bar("writing project pages", len(site.projects)) as advance:
-            summary = publish(site, out_dir, issues_url=issues_url, progress=advance)
+            summary = publish(site, out_dir, issues_url=issues_url, progress=advance, full=full)
+        kept = f"; {summary.reused:,} projects unchanged, their files kept" if summary.reused else ""
         console.print(f"published {summary.projects:,} projects in {summary.pages:,} pages ({summary.bytes / 1e6:.1f} MB) "
-                      f"to {summary.out} in {summary.seconds:.1f} s; preview: porchlamp serve {out_dir}")
+                      f"to {summary.out} in {summary.seconds:.1f} s{kept}; preview: porchlamp serve {out_dir}")
 
 
 @app.command()

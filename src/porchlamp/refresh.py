@@ -55,7 +55,8 @@ class RefreshSummary:
                f"evaluated {self.evaluated.repos:,} repositories; verdicts that moved: {verdicts}"]
         if self.published:
             p = self.published
-            out.append(f"published {p.pages:,} pages to {p.out} in {p.seconds:.1f} s")
+            out.append(f"published {p.pages:,} pages to {p.out} in {p.seconds:.1f} s"
+                       + (f"; {p.reused:,} of {p.projects:,} projects' files unchanged, kept from the previous site" if p.reused else ""))
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -63,7 +64,8 @@ class RefreshSummary:
                 "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos, "carried_verdicts": self.evaluated.carried,
                 "verdicts_moved": self.changes.summary(), "again": self.again,
                 "published": None if self.published is None else {"out": str(self.published.out), "pages": self.published.pages,
-                                                                  "seconds": self.published.seconds}}
+                                                                  "seconds": self.published.seconds,
+                                                                  "projects_kept": self.published.reused}}
 
 
 def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: date, settings: Settings, step: Step,
@@ -72,7 +74,8 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                 say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None,
                 reuse: bool = True) -> RefreshSummary:
     """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate (carrying
-    the verdicts that hold, unless not `reuse`), publish to `out_dir` when given. A store without an
+    the verdicts that hold, unless not `reuse`), publish to `out_dir` when given (linking the
+    previous site's project files that hold, unless not `reuse`). A store without an
     earlier run is collected in full."""
     last = store.get_meta("collected_as_of")
     previous = date.fromisoformat(last) if last else None
@@ -92,7 +95,7 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
     if out_dir is not None:
         site = load_site_data(store, as_of)
         with step("publishing", len(site.projects)) as advance:
-            published = publish(site, out_dir, progress=advance, **({"issues_url": issues_url} if issues_url else {}))
+            published = publish(site, out_dir, progress=advance, full=not reuse, **({"issues_url": issues_url} if issues_url else {}))
     # `previous` names the snapshot compared against: the collection's, or else the evaluated one before.
     return RefreshSummary(as_of, previous if previous != as_of else changes.previous, collected, evaluated, changes, published,
                           again=previous == as_of)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -92,10 +93,12 @@ def search_index(site: SiteData) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "columns": columns, "rows": rows}
 
 
-def project_json(p: Project, site: SiteData) -> dict[str, Any]:
+def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[str, Any]:
+    """A project's record; `as_of` is the snapshot in which it last changed (it holds in every later
+    one up to index.json's), the site's snapshot unless given."""
     return {
         "schema_version": SCHEMA_VERSION,
-        "as_of": site.as_of.isoformat(),
+        "as_of": (as_of or site.as_of).isoformat(),
         "repo": p.repo,
         "url": f"https://github.com/{p.repo}",
         "status": p.status,
@@ -165,10 +168,22 @@ def _schemas() -> dict[str, dict[str, Any]]:
     }
 
 
-def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, int]:
-    """Everything under data/ and badges/; returns files written per kind."""
+def write_project(out: Path, p: Project, site: SiteData, as_of: date | None = None) -> None:
+    """A project's record, Shields endpoint and badge (its PRs loaded)."""
+    # Names come from GitHub and are untrusted: never a path of their own (think `..`).
+    owner, name = slug(p.owner), slug(p.name)
     v1 = out / "data" / "v1"
-    counts = {"projects": 0, "badges": 0}
+    write_json(v1 / "projects" / owner / f"{name}.json", project_json(p, site, as_of))
+    write_json(v1 / "shields" / owner / f"{name}.json", shields_json(p))
+    badge = out / "badges" / owner / f"{name}.svg"
+    badge.parent.mkdir(parents=True, exist_ok=True)
+    badge.write_text(badge_svg(p), encoding="utf-8")
+
+
+def write_dataset(out: Path, site: SiteData) -> None:
+    """Everything under data/ that covers the whole snapshot (each project's own files are
+    `write_project`'s)."""
+    v1 = out / "data" / "v1"
     for name, schema in _schemas().items():
         write_json(v1 / "schema" / f"{name}.schema.json", schema)
     write_json(v1 / "report.json", site.report)
@@ -176,18 +191,6 @@ def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, 
     write_json(v1 / "search.json", search_index(site))
     if site.changes is not None:
         write_json(v1 / "changes.json", {"schema_version": SCHEMA_VERSION, **site.changes.as_json()})
-    for p in site.with_prs():
-        # Names come from GitHub and are untrusted: never a path of their own (think `..`).
-        owner, name = slug(p.owner), slug(p.name)
-        write_json(v1 / "projects" / owner / f"{name}.json", project_json(p, site))
-        write_json(v1 / "shields" / owner / f"{name}.json", shields_json(p))
-        badge = out / "badges" / owner / f"{name}.svg"
-        badge.parent.mkdir(parents=True, exist_ok=True)
-        badge.write_text(badge_svg(p), encoding="utf-8")
-        counts["projects"] += 1
-        counts["badges"] += 1
-        if progress:
-            progress(1)
     _tables(v1, site)
     write_json(v1 / "index.json", {
         "schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "generated_by": f"porchlamp {__version__}",
@@ -195,9 +198,9 @@ def write_dataset(out: Path, site: SiteData, progress: Any = None) -> dict[str, 
         "files": {"report": "report.json", "rankings": "rankings.json", "search": "search.json", "changes": "changes.json", "project": "projects/{owner}/{name}.json",
                   "shields": "shields/{owner}/{name}.json", "badge": "../../badges/{owner}/{name}.svg",
                   "csv": "snapshot.csv", "parquet": "snapshot.parquet", "prs_parquet": "prs.parquet", "schemas": "schema/",
+                  "pages": "pages.json",
                   "names": "{owner} and {name} keep letters, digits, '_', '-' and non-leading '.'; any other UTF-8 byte is ~xx"},
     })
-    return counts
 
 
 def _tables(v1: Path, site: SiteData) -> None:

@@ -12,16 +12,18 @@ import json
 import shutil
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from porchlamp.config import Settings
+from porchlamp.config import COMPONENTS, Settings
 from porchlamp.evaluate.gates import outcome_counts
 from porchlamp.evaluate.pulls import EXCLUSION_REASONS
 from porchlamp.publish.changes import Change, Changes, changes_from_store
@@ -151,13 +153,17 @@ class SiteData:
     projects: list[Project]  # in name order, as the PR file is
     changes: Changes | None = None
     prs_file: Path | None = None  # the snapshot's PRs: repo plus PR_COLUMNS, by repo then newest first
+    pr_digests: dict[str, str] = field(default_factory=dict)  # each project's PR rows, as one digest
 
-    def with_prs(self, batch_rows: int = 50_000) -> Iterator[Project]:
-        """Every project in name order with its PRs loaded, which are dropped again once the
-        caller moves on to the next: at most one project's PRs and one batch in memory."""
-        rows = self._pr_rows(batch_rows)
+    def with_prs(self, batch_rows: int = 50_000, only: Collection[str] | None = None) -> Iterator[Project]:
+        """Every project in name order (or those in `only`) with its PRs loaded, which are dropped
+        again once the caller moves on to the next: at most one project's PRs and one batch in memory."""
+        wanted = None if only is None else set(only)
+        rows = self._pr_rows(batch_rows, wanted)
         head = next(rows, None)
         for p in self.projects:
+            if wanted is not None and p.repo not in wanted:
+                continue
             prs = []
             while head is not None and head[0] < p.repo:  # a PR of a project not in this snapshot's results
                 head = next(rows, None)
@@ -168,11 +174,14 @@ class SiteData:
             yield p
             p.prs = []
 
-    def _pr_rows(self, batch_rows: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    def _pr_rows(self, batch_rows: int, wanted: set[str] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
         if self.prs_file is None:
             return
+        keep = None if wanted is None else pa.array(sorted(wanted), pa.string())
         for batch in pq.ParquetFile(self.prs_file).iter_batches(batch_size=batch_rows):
-            cols = batch.to_pydict()  # column by column: faster than a dict per row from Arrow
+            if keep is not None:
+                batch = batch.filter(pc.is_in(batch.column("repo"), value_set=keep))
+            cols = {c: _pylist(batch.column(c)) for c in batch.schema.names}  # column by column: faster than per row
             repos = cols.pop("repo")
             names = list(cols)
             for repo, values in zip(repos, zip(*cols.values())):
@@ -186,6 +195,16 @@ class SiteData:
         return sorted(ranked, key=lambda p: p.profiles[profile]["rank"])
 
 
+_EPOCH = datetime(1970, 1, 1)
+
+
+def _pylist(column: pa.Array) -> list[Any]:
+    """A column as Python values; timestamps through integers, twice as fast as Arrow's own."""
+    if pa.types.is_timestamp(column.type) and column.type.tz is None and column.type.unit == "us":
+        return [None if v is None else _EPOCH + timedelta(microseconds=v) for v in column.cast(pa.int64()).to_pylist()]
+    return column.to_pylist()
+
+
 def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
     when = stored_as_of(store, as_of)
     meta = store.snapshot_meta(when) or {}
@@ -197,6 +216,13 @@ def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
         projects[r["repo"]].profiles[r["profile"]] = r
     for r in store.query("SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ?", [when]):
         projects[r["repo"]].components[r["component"]] = {"score": r["score"], "inputs": json.loads(r["inputs"] or "{}"), "reason": r["reason"]}
+    # In the settings' order of goals and the fixed order of components, whatever order the rows came
+    # in: the record of a project that did not change must come out the same bytes.
+    goal_order = {name: i for i, name in enumerate(settings.profiles)}
+    part_order = {name: i for i, name in enumerate(COMPONENTS)}
+    for p in projects.values():
+        p.profiles = dict(sorted(p.profiles.items(), key=lambda kv: (goal_order.get(kv[0], len(goal_order)), kv[0])))
+        p.components = dict(sorted(p.components.items(), key=lambda kv: (part_order.get(kv[0], len(part_order)), kv[0])))
     prs_file = _export_prs(store, when)
     for r in store.query("SELECT name_with_owner AS repo, homepage_url, topics FROM repositories"):
         if r["repo"] in projects:
@@ -206,7 +232,16 @@ def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
     for c in changes.items:
         if c.repo in projects:
             projects[c.repo].change = c
-    return SiteData(when, settings, report_from_store(store, when), list(projects.values()), changes, prs_file)
+    return SiteData(when, settings, report_from_store(store, when), list(projects.values()), changes, prs_file,
+                    _pr_digests(store, when))
+
+
+def _pr_digests(store: Store, when: date) -> dict[str, str]:
+    """Each project's shown PR columns summed as row hashes (order is moot: pages sort by number)."""
+    cols = ", ".join(PR_COLUMNS)
+    return dict(store.conn.execute(
+        f"SELECT repo, count(*)::VARCHAR || ':' || sum(hash({cols})::HUGEINT)::VARCHAR FROM pr_results WHERE as_of = ? "
+        "GROUP BY repo", [when]).fetchall())
 
 
 def _export_prs(store: Store, when: date) -> Path:

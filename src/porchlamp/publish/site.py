@@ -23,7 +23,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from porchlamp.config import COMPONENTS
 from porchlamp.errors import SiteError
 from porchlamp.evaluate import components as components_mod
-from porchlamp.publish import api
+from porchlamp.publish import api, reuse
 from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS
@@ -44,6 +44,7 @@ class PublishSummary:
     projects: int
     bytes: int
     seconds: float
+    reused: int = 0  # projects whose files were linked unchanged from the previous site
 
 
 def project_href(p: Project) -> str:
@@ -135,17 +136,16 @@ class _Writer:
         self.pages += 1
 
 
-def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
-                progress: Callable[[int], None] | None = None) -> int:
-    """Write every page into `out` (which must exist); returns how many pages."""
+def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "") -> int:
+    """Write every page that covers the whole snapshot into `out` (which must exist); returns how
+    many. Each project's own page is `render_project`'s."""
     env = environment()
-    profiles = list(site.settings.profiles)
-    labels = {name: PROFILE_LABELS.get(name, name.replace("-", " ").capitalize()) for name in profiles}
     ranked_default = site.ranked("default")
     ecosystems = sorted({p.row["ecosystem"] for p in ranked_default})
     languages = sorted({p.row["language"] for p in ranked_default if p.row["language"]})
-    common = {"as_of": site.as_of, "settings": site.settings, "report": site.report, "profiles": profiles, "ecosystems": ecosystems,
-              "languages": languages, "components": COMPONENTS, "profile_labels": labels}
+    common = {**_project_common(site), "as_of": site.as_of, "page_as_of": site.as_of, "report": site.report,
+              "ecosystems": ecosystems, "languages": languages}
+    profiles = common["profiles"]
     w = _Writer(out, env, common)
     for profile in profiles:
         ordered = site.ranked(profile)
@@ -166,12 +166,6 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     for key, label in LETTERS:
         w.page(f"all/{key}.html", "az.html", rows=by_letter[key], letter=key, letter_label=label, letters=LETTERS,
                total=len(site.projects))
-    for p in site.with_prs():
-        w.page(project_href(p), "project.html", p=p, changes=site.changes, github=f"https://github.com/{p.repo}", outside=p.outside(),
-               excluded=p.excluded_counts(), times=p.response_times(), issues=p.good_first_issues(), dispute=dispute_url(p, issues_url),
-               site_url=site_url)
-        if progress:
-            progress(1)
     charts = out / "charts"
     charts.mkdir(parents=True, exist_ok=True)
     for name, svg in report_charts(site.report).items():
@@ -195,19 +189,53 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     return w.pages
 
 
+def _project_common(site: SiteData) -> dict[str, Any]:
+    """What a project's page may read besides the project: settings and the names of goals and
+    components. Nothing of the day (not even its date) so that an unchanged project's page is too."""
+    profiles = list(site.settings.profiles)
+    labels = {name: PROFILE_LABELS.get(name, name.replace("-", " ").capitalize()) for name in profiles}
+    return {"settings": site.settings, "profiles": profiles, "components": COMPONENTS, "profile_labels": labels}
+
+
+def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path | None, issues_url: str = DEFAULT_ISSUES_URL,
+                   site_url: str = "", progress: Callable[[int], None] | None = None) -> int:
+    """Each project's page, record and badges: linked from the `previous` site where the plan says
+    they hold, written otherwise (one pass over the PRs, read only for those). Returns the project pages."""
+    if previous is not None and plan.reuse:
+        reuse.carry_files(sorted(plan.reuse), previous, out)
+        if progress:
+            progress(len(plan.reuse))
+    w = _Writer(out, environment(), _project_common(site))
+    changes = site.changes
+    for p in site.with_prs(only=[p.repo for p in site.projects if p.repo not in plan.reuse]):
+        since = plan.since[p.repo]
+        w.page(project_href(p), "project.html", p=p, page_as_of=since, previous=changes.previous if changes and p.change else None,
+               github=f"https://github.com/{p.repo}", outside=p.outside(), excluded=p.excluded_counts(), times=p.response_times(),
+               issues=p.good_first_issues(), dispute=dispute_url(p, issues_url), site_url=site_url)
+        api.write_project(out, p, site, since)
+        if progress:
+            progress(1)
+    return w.pages + len(plan.reuse) if previous is not None else w.pages
+
+
 def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
-            progress: Callable[[int], None] | None = None) -> PublishSummary:
+            progress: Callable[[int], None] | None = None, full: bool = False) -> PublishSummary:
     """Build the site and dataset beside `out`, then swap it into place: a crash midway leaves
-    the previous site as it was."""
+    the previous site as it was. A project's files that would be written the same as the previous
+    site's are linked from it instead (`full`: written all the same, to the same bytes)."""
     t0 = time.perf_counter()
     target = Path(out).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() and any(target.iterdir()) and not (target / "data" / "v1" / "index.json").exists():
         raise SiteError(f"{target}: exists and is not a Porchlamp site; choose an empty or new directory")
+    previous = target if (target / "data" / "v1" / "index.json").exists() else None
+    plan = reuse.plan(site, previous, reuse.site_basis(site, issues_url, site_url), full)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
     try:
-        pages = render_site(site, tmp, issues_url, site_url, progress)
+        pages = render_site(site, tmp, issues_url, site_url)
+        pages += write_projects(site, tmp, plan, previous, issues_url, site_url, progress)
         api.write_dataset(tmp, site)
+        api.write_json(tmp / reuse.MANIFEST, plan.manifest())
         old = target.parent / f".{target.name}-old-{os.getpid()}"
         if target.exists():
             os.replace(target, old)
@@ -217,4 +245,4 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
-    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2))
+    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse))

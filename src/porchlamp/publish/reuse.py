@@ -1,0 +1,121 @@
+"""Which project files of the previous site still hold: each project's page, record and badges are
+made from its rows, the settings and the code; a digest of those decides whether they are rewritten.
+
+The digests and the snapshot in which each project's files last changed are kept in the site's
+`data/v1/pages.json`; that snapshot is the date the files show, so an unchanged file stays byte for byte.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from porchlamp import __version__
+from porchlamp.publish.data import Project, SiteData, slug
+
+MANIFEST = Path("data") / "v1" / "pages.json"
+MANIFEST_VERSION = 1
+# Columns that say how a verdict was reached, not what it is: no page or record shows them.
+BOOKKEEPING = frozenset({"as_of", "valid_until", "inputs"})
+
+
+def project_files(repo: str) -> tuple[str, ...]:
+    """A project's own files, relative to the site: its page, its record, its Shields endpoint, its badge."""
+    owner, name = (slug(x) for x in repo.split("/", 1))
+    return (f"projects/{owner}/{name}.html", f"data/v1/projects/{owner}/{name}.json",
+            f"data/v1/shields/{owner}/{name}.json", f"badges/{owner}/{name}.svg")
+
+
+def site_code() -> str:
+    """A digest of the whole package's source, templates and rules: a page is reused only when the
+    code that would write it again is the same, whatever the version string says."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.blake2b(__version__.encode("utf-8"), digest_size=16)
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(str(path.relative_to(root)).encode("utf-8") + b"\x00" + path.read_bytes())
+    return h.hexdigest()
+
+
+def site_basis(site: SiteData, issues_url: str, site_url: str) -> str:
+    """What every project's files depend on besides the project: code, settings and the site's links."""
+    text = json.dumps([site_code(), site.settings.model_dump(mode="json"), issues_url, site_url], sort_keys=True)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def project_key(p: Project, site: SiteData, basis: str) -> str:
+    """A digest of everything a project's files are made from: its result row, goals, components,
+    links, change since the previous snapshot, and its PR rows (by their stored digest)."""
+    since = site.changes.previous if p.change is not None and site.changes is not None else None
+    data: list[Any] = [basis, p.repo, {k: v for k, v in p.row.items() if k not in BOOKKEEPING}, p.profiles, p.components,
+                       p.homepage, list(p.topics), None if p.change is None else [p.change.kind, p.change.words], since,
+                       site.pr_digests.get(p.repo)]
+    text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+@dataclass
+class Plan:
+    """Each project's digest and the snapshot its files show, and which ones the previous site holds."""
+    keys: dict[str, str]
+    since: dict[str, date]
+    reuse: set[str] = field(default_factory=set)
+
+    def manifest(self) -> dict[str, Any]:
+        return {"version": MANIFEST_VERSION,
+                "projects": {r: [k, self.since[r].isoformat()] for r, k in sorted(self.keys.items())}}
+
+
+def read_manifest(site_dir: Path) -> dict[str, tuple[str, date]]:
+    """The previous site's digests and dates by project; empty when it has none or an unreadable one
+    (then every file is written again: nothing is lost but time)."""
+    try:
+        raw = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))
+        if raw.get("version") != MANIFEST_VERSION:
+            return {}
+        return {str(r): (str(v[0]), date.fromisoformat(v[1])) for r, v in raw["projects"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+        return {}
+
+
+def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = False) -> Plan:
+    """Digest every project; one whose digest is the previous site's keeps that site's date, and
+    (unless `full`) its files when all of them are still there."""
+    before = read_manifest(previous_dir) if previous_dir is not None else {}
+    keys, since, reuse = {}, {}, set()
+    for p in site.projects:
+        key = keys[p.repo] = project_key(p, site, basis)
+        old = before.get(p.repo)
+        # A date never runs ahead of the snapshot: a site published from a later one is not this one's past.
+        if old is not None and old[0] == key and old[1] <= site.as_of:
+            since[p.repo] = old[1]
+            if not full and previous_dir is not None and all((previous_dir / f).is_file() for f in project_files(p.repo)):
+                reuse.add(p.repo)
+        else:
+            since[p.repo] = site.as_of
+    return Plan(keys, since, reuse)
+
+
+def carry_files(repos: Iterable[str], source: Path, target: Path) -> int:
+    """Link (or, where the disk cannot, copy) each project's files from the previous site into the
+    new one: unchanged files keep their bytes and their modification time."""
+    n = 0
+    made: set[Path] = set()
+    for repo in repos:
+        for rel in project_files(repo):
+            dest = target / rel
+            if dest.parent not in made:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                made.add(dest.parent)
+            try:
+                os.link(source / rel, dest)
+            except OSError:
+                shutil.copy2(source / rel, dest)
+        n += 1
+    return n

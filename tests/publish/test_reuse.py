@@ -1,0 +1,129 @@
+"""A later snapshot published over an earlier site: only the projects whose files change are written;
+the rest are the earlier site's files, which are what a fresh publish writes but for their date."""
+
+import json
+import os
+import shutil
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from porchlamp.config import Settings
+from porchlamp.publish import load_site_data, publish, reuse
+from porchlamp.snapshot import evaluate_store
+from porchlamp.store import Store
+
+LATER = 3  # days between the two snapshots: some verdicts end with the window's move, most hold
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
+@pytest.fixture(scope="module")
+def two_days(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Day one published; day two evaluated (carrying what holds) and published three ways: over
+    day one's site, over a copy of it with `full`, and into an empty directory."""
+    tmp = tmp_path_factory.mktemp("reuse")
+    db = tmp / "s.duckdb"
+    db.write_bytes(store300.read_bytes())
+    with Store(db) as s:
+        first = date.fromisoformat(s.get_meta("collected_as_of"))
+        evaluate_store(s, first, Settings())
+        site1 = load_site_data(s, first)
+        # A later day on which nothing new was collected: only the window's move changes verdicts.
+        second = first + timedelta(days=LATER)
+        s.set_meta("collected_as_of", second.isoformat())
+        evaluate_store(s, second, Settings(), reuse=True)
+        site2 = load_site_data(s, second)
+    out = tmp / "site"
+    publish(site1, out)
+    before = {rel: (out / rel).stat() for rel in tree(out)}
+    shutil.copytree(out, tmp / "copy")
+    shutil.copytree(out, tmp / "copy2")
+    summary = publish(site2, out)
+    full = publish(site2, tmp / "copy", full=True)
+    fresh = publish(site2, tmp / "fresh")
+    return {"out": out, "before": before, "first": first, "second": second, "summary": summary, "full": full, "fresh": fresh,
+            "site2": site2, "tmp": tmp}
+
+
+def test_unchanged_projects_keep_their_files(two_days: dict[str, Any]) -> None:
+    out, before, summary = two_days["out"], two_days["before"], two_days["summary"]
+    manifest = json.loads((out / reuse.MANIFEST).read_text())["projects"]
+    kept = {r for r, (_, since) in manifest.items() if since == two_days["first"].isoformat()}
+    assert summary.reused == len(kept)
+    assert 100 < summary.reused < 300  # the window's move ends some verdicts; most hold
+    assert summary.pages == two_days["fresh"].pages
+    for repo in manifest:
+        for rel in reuse.project_files(repo):
+            same_file = os.path.samestat((out / rel).stat(), before[rel])
+            assert same_file == (repo in kept), (repo, rel)
+
+
+def test_the_same_bytes_as_writing_everything(two_days: dict[str, Any]) -> None:
+    assert two_days["full"].reused == 0
+    assert tree(two_days["out"]) == tree(two_days["tmp"] / "copy")
+
+
+def test_kept_files_are_a_fresh_publish_but_for_their_date(two_days: dict[str, Any]) -> None:
+    """The independent check: the kept files, their earlier date put to the later one, are byte for
+    byte what a publish into an empty directory writes; every other file is the same already."""
+    out, fresh = tree(two_days["out"]), tree(two_days["tmp"] / "fresh")
+    assert out.keys() == fresh.keys()
+    old, new = two_days["first"].isoformat(), two_days["second"].isoformat()
+    stamps = [(f"Porchlamp {old}</title>", f"Porchlamp {new}</title>"), (f"snapshot of {old};", f"snapshot of {new};"),
+              (f"Porchlamp snapshot {old} ", f"Porchlamp snapshot {new} "), (f'"as_of":"{old}"', f'"as_of":"{new}"')]
+    manifest = json.loads((two_days["out"] / reuse.MANIFEST).read_text())["projects"]
+    kept = {rel for r, (_, since) in manifest.items() if since == old for rel in reuse.project_files(r)}
+    moved = 0
+    for rel, data in out.items():
+        if rel == str(reuse.MANIFEST):
+            continue
+        if rel in kept:
+            text = data.decode("utf-8")
+            for a, b in stamps:
+                text = text.replace(a, b)
+            moved += text != data.decode("utf-8")
+            assert text.encode("utf-8") == fresh[rel], rel
+        else:
+            assert data == fresh[rel], rel
+    assert moved == len([r for r in kept if r.endswith((".html", ".json")) and "/shields/" not in r])
+
+
+def test_a_missing_file_is_written_again_with_its_date(two_days: dict[str, Any]) -> None:
+    tmp, site2 = two_days["tmp"], two_days["site2"]
+    site = tmp / "copy2"
+    manifest = json.loads((two_days["out"] / reuse.MANIFEST).read_text())["projects"]
+    repo = sorted(r for r, (_, since) in manifest.items() if since == two_days["first"].isoformat())[0]
+    page = site / reuse.project_files(repo)[0]
+    page.unlink()
+    summary = publish(site2, site)
+    assert summary.reused == two_days["summary"].reused - 1
+    assert page.read_bytes() == (two_days["out"] / reuse.project_files(repo)[0]).read_bytes()
+
+
+def test_other_code_or_a_broken_manifest_writes_everything(two_days: dict[str, Any], tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    site2 = two_days["site2"]
+    shutil.copytree(two_days["out"], tmp_path / "a")
+    monkeypatch.setattr(reuse, "site_code", lambda: "another build")
+    assert publish(site2, tmp_path / "a").reused == 0
+    monkeypatch.undo()
+    shutil.copytree(two_days["out"], tmp_path / "b")
+    (tmp_path / "b" / reuse.MANIFEST).write_text("{not json", encoding="utf-8")
+    summary = publish(site2, tmp_path / "b")
+    assert summary.reused == 0
+    assert tree(tmp_path / "b") == tree(two_days["tmp"] / "fresh")
+
+
+def test_a_date_never_runs_ahead(two_days: dict[str, Any], tmp_path: Path) -> None:
+    """Publishing the earlier snapshot over the later site keeps nothing dated after it."""
+    with Store(two_days["tmp"] / "s.duckdb", read_only=True) as s:
+        site1 = load_site_data(s, two_days["first"])
+    shutil.copytree(two_days["out"], tmp_path / "a")
+    publish(site1, tmp_path / "a")
+    dates = {date.fromisoformat(since) for _, since in json.loads((tmp_path / "a" / reuse.MANIFEST).read_text())["projects"].values()}
+    assert dates == {two_days["first"]}
