@@ -12,7 +12,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ class PublishSummary:
     bytes: int
     seconds: float
     reused: int = 0  # projects whose files were linked unchanged from the previous site
+    steps: dict[str, float] = field(default_factory=dict)  # seconds by step: plan, site_pages, projects, dataset, swap
 
 
 def project_href(p: Project) -> str:
@@ -224,25 +225,35 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     the previous site as it was. A project's files that would be written the same as the previous
     site's are linked from it instead (`full`: written all the same, to the same bytes)."""
     t0 = time.perf_counter()
+    steps: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        steps[name] = round(time.perf_counter() - t0 - sum(steps.values()), 2)
+
     target = Path(out).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() and any(target.iterdir()) and not (target / "data" / "v1" / "index.json").exists():
         raise SiteError(f"{target}: exists and is not a Porchlamp site; choose an empty or new directory")
     previous = target if (target / "data" / "v1" / "index.json").exists() else None
     plan = reuse.plan(site, previous, reuse.site_basis(site, issues_url, site_url), full)
+    lap("plan")
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
     try:
         pages = render_site(site, tmp, issues_url, site_url)
+        lap("site_pages")
         pages += write_projects(site, tmp, plan, previous, issues_url, site_url, progress)
+        lap("projects")
         api.write_dataset(tmp, site)
         api.write_json(tmp / reuse.MANIFEST, plan.manifest())
+        lap("dataset")
         old = target.parent / f".{target.name}-old-{os.getpid()}"
         if target.exists():
             os.replace(target, old)
         os.replace(tmp, target)
         shutil.rmtree(old, ignore_errors=True)
+        lap("swap")
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
-    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse))
+    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse), steps)

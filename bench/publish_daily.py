@@ -1,0 +1,108 @@
+"""A day's evaluation and publish on an evaluated store, against doing both in full, in one run.
+
+    .venv/bin/python bench/publish_daily.py --store STORE.duckdb [--days 1] [--workers 2] [--work DIR]
+
+The store is copied (never changed). Day one is evaluated and published in full. Then the store is
+moved `--days` later with no new rows (a day on which nobody pushed, commented or opened a PR: only
+the window moves), evaluated carrying the verdicts that hold, and published over day one's site
+(keeping the projects whose files do not change), timed against a full evaluation of a copy and a
+full publish over a copy of day one's site. Both days' outputs must be equal (the four result
+tables, and every file of the site byte for byte) or the benchmark stops. The daily figures with
+real activity come from `bench/collect_cost.py --days 1 --evaluate --publish`.
+Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
+
+from porchlamp.config import Settings  # noqa: E402
+from porchlamp.publish import load_site_data, publish  # noqa: E402
+from porchlamp.snapshot import evaluate_store  # noqa: E402
+from porchlamp.store import Store  # noqa: E402
+
+TABLES = ("results", "pr_results", "component_results", "profile_results")
+BOOKKEEPING = {"as_of", "inputs", "valid_until"}  # how a verdict was reached, not what it is
+
+
+def tables(db: Path, when: date) -> dict[str, str]:
+    """Each result table's rows of `when` as one order-free digest."""
+    out = {}
+    with Store(db, read_only=True) as s:
+        for t in TABLES:
+            cols = ", ".join(c for (c, *_) in s.conn.execute(f"DESCRIBE {t}").fetchall() if c not in BOOKKEEPING)
+            out[t] = str(s.conn.execute(f"SELECT count(*), sum(hash({cols})::HUGEINT) FROM {t} WHERE as_of = ?", [when]).fetchone())
+    return out
+
+
+def evaluate(db: Path, when: date, workers: int, reuse: bool) -> dict[str, Any]:
+    t = time.perf_counter()
+    with Store(db) as s:
+        s.set_meta("collected_as_of", max(when, date.fromisoformat(s.get_meta("collected_as_of") or when.isoformat())).isoformat())
+        summary = evaluate_store(s, when, Settings(), workers=workers, reuse=reuse)
+    return {"seconds": round(time.perf_counter() - t, 1), "carried": summary.carried}
+
+
+def publish_day(db: Path, when: date, out: Path, full: bool) -> dict[str, Any]:
+    t = time.perf_counter()
+    with Store(db, read_only=True) as s:
+        site = load_site_data(s, when)
+    loaded = time.perf_counter() - t
+    summary = publish(site, out, full=full)
+    return {"seconds": round(time.perf_counter() - t, 1), "load_seconds": round(loaded, 1), "pages": summary.pages,
+            "projects_kept": summary.reused, "steps": summary.steps}
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store", type=Path, required=True, help="an evaluated or collected store (copied, never changed)")
+    ap.add_argument("--days", type=int, default=1, help="how much later the second day is")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes for evaluation (1: in this process)")
+    ap.add_argument("--work", type=Path, help="where the copies go (default: a temporary directory, removed after)")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(dir=args.work))
+    try:
+        db = work / "day.duckdb"
+        shutil.copyfile(args.store, db)
+        with Store(db) as s:  # not read-only: an older store is upgraded first
+            first = date.fromisoformat(s.get_meta("collected_as_of") or "")
+        second = first + timedelta(days=args.days)
+        report: dict[str, Any] = {"benchmark": "publish_daily", "store": str(args.store), "first": first.isoformat(),
+                                  "second": second.isoformat(), "machine": f"{platform.machine()}, {platform.python_version()}"}
+        report["evaluate_first"] = evaluate(db, first, args.workers, reuse=False)
+        report["publish_first"] = publish_day(db, first, work / "site", full=True)
+        print(json.dumps({"partial": "first", **report}), file=sys.stderr, flush=True)
+        shutil.copyfile(db, work / "whole.duckdb")
+        shutil.copytree(work / "site", work / "site-full")
+        report["evaluate_full"] = evaluate(work / "whole.duckdb", second, args.workers, reuse=False)
+        report["evaluate_daily"] = evaluate(db, second, args.workers, reuse=True)
+        if tables(db, second) != tables(work / "whole.duckdb", second):
+            raise SystemExit("the day's evaluation differs from the full one")
+        report["publish_full"] = publish_day(db, second, work / "site-full", full=True)
+        report["publish_daily"] = publish_day(db, second, work / "site", full=False)
+        if tree(work / "site") != tree(work / "site-full"):
+            raise SystemExit("the day's site differs from the full publish")
+        report["evaluate_ratio"] = round(report["evaluate_daily"]["seconds"] / report["evaluate_full"]["seconds"], 2)
+        report["publish_ratio"] = round(report["publish_daily"]["seconds"] / report["publish_full"]["seconds"], 2)
+        print(json.dumps(report, indent=1))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
