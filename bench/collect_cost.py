@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/collect_cost.py [--repos 3000] [--seed 7] [--concurrency 2] [--world DIR] [--later-world DIR]
                                            [--faults SPEC] [--check] [--only full|incremental] [--days 31]
-                                           [--evaluate] [--workers 2]
+                                           [--evaluate [--publish]] [--workers 2]
 
 Full: a world dated 2026-10-15 is served by `porchlamp emulator` in a process of its own (as
 GitHub is) and collected over HTTP into a fresh store. Incremental: the same repositories'
@@ -15,7 +15,9 @@ GitHub's would). `--check` compares the full half's store with what a complete c
 world holds (porchlamp.sample.collected), table by table, and its evaluation with `load-world`'s.
 `--evaluate` also evaluates the incremental half as `porchlamp refresh` does: the earlier day, then
 the later day carrying the verdicts that hold, timed against a full evaluation of the same store in
-the same run (all four result tables must be equal).
+the same run (all four result tables must be equal). `--publish` then publishes the earlier day,
+and the later one over it keeping the projects whose files hold, timed against a full publish (every
+file must be equal).
 """
 
 from __future__ import annotations
@@ -129,7 +131,7 @@ def evaluate(db: Path, as_of: date, workers: int, reuse: bool) -> dict[str, Any]
     with Store(db) as s:
         summary = evaluate_store(s, as_of, Settings(), workers=workers, reuse=reuse)
     return {"as_of": as_of.isoformat(), "seconds": round(time.perf_counter() - t0, 1), "repos": summary.repos,
-            "carried": summary.carried, "worker_peak_mb": list(summary.worker_peak_mb)}
+            "carried": summary.carried, "worker_peak_mb": list(summary.worker_peak_mb), "steps": summary.steps}
 
 
 def daily_evaluation(db: Path, when: date, workers: int, tmp: Path) -> dict[str, Any]:
@@ -154,6 +156,23 @@ def daily_evaluation(db: Path, when: date, workers: int, tmp: Path) -> dict[str,
         raise SystemExit("the carried evaluation differs from the full one: a bug, not a figure")
     return {"full": full, "carried": carried, "carried_over_full_time": round(carried["seconds"] / full["seconds"], 3),
             "equal_rows": same}
+
+
+def daily_publish(db: Path, when: date, tmp: Path) -> dict[str, Any]:
+    """The earlier day published, then the later one over it (keeping the projects whose files hold)
+    and, over a copy, in full: times, and every file equal."""
+    import shutil
+
+    from publish_daily import publish_day, tree
+
+    first = publish_day(db, EARLIER, tmp / "site", full=True)
+    shutil.copytree(tmp / "site", tmp / "site-full")
+    full = publish_day(db, when, tmp / "site-full", full=True)
+    daily = publish_day(db, when, tmp / "site", full=False)
+    if tree(tmp / "site") != tree(tmp / "site-full"):
+        raise SystemExit("the day's site differs from the full publish: a bug, not a figure")
+    return {"first": first, "full": full, "daily": daily, "daily_over_full_time": round(daily["seconds"] / full["seconds"], 3),
+            "equal_files": True}
 
 
 def world_at(path: Path | None, tmp: Path, name: str, repos: int, seed: int, as_of: date) -> tuple[Path, float]:
@@ -181,6 +200,8 @@ def main() -> None:
     ap.add_argument("--evaluate", action="store_true", help="evaluate the incremental half's two days, the later one "
                     "carrying verdicts and again in full, and time both")
     ap.add_argument("--workers", type=int, default=2, help="worker processes for --evaluate (1: in this process)")
+    ap.add_argument("--publish", action="store_true", help="with --evaluate: publish the earlier day, then the later one over "
+                    "it keeping what holds and again in full, and time both")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
@@ -208,6 +229,9 @@ def main() -> None:
             if args.evaluate:
                 report["evaluate_daily"] = daily_evaluation(db, when, args.workers, tmp)
                 print(json.dumps({"partial": "evaluate_daily", **report["evaluate_daily"]}), file=sys.stderr, flush=True)
+            if args.evaluate and args.publish:
+                report["publish_daily"] = daily_publish(db, when, tmp)
+                print(json.dumps({"partial": "publish_daily", **report["publish_daily"]}), file=sys.stderr, flush=True)
             report.update(later_world_prs=read_meta(later)["counts"]["pulls"], days=args.days, earlier=base, incremental=inc,
                           incremental_share_of_full=round(inc["points"] / base["points"], 4))
     print(json.dumps(report, indent=1))

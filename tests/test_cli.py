@@ -87,6 +87,13 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     assert 0 < second["carried_verdicts"] <= c["unchanged"]
     assert f"evaluated 40 repositories ({second['carried_verdicts']} verdicts carried from {day0}, the rest judged again)" in second["out"]
     assert json.loads((site / "data" / "v1" / "index.json").read_text())["as_of"] == day1.isoformat()
+    # The projects whose verdict and figures hold keep yesterday's files, and the site says so.
+    kept = second["published"]["projects_kept"]
+    assert 0 < kept < 40 and f"; {kept} of 40 projects' files unchanged, kept from the previous site" in second["out"]
+    pages = json.loads((site / "data" / "v1" / "pages.json").read_text())["projects"]
+    assert sum(since == day0.isoformat() for _, since in pages.values()) == kept
+    assert set(second["evaluate_steps"]) >= {"digests", "export", "judge", "write_snapshot"}
+    assert set(second["published"]["steps"]) == {"plan", "site_pages", "projects", "dataset", "swap"}
     with Store(db, read_only=True) as s:
         assert s.snapshot_dates() == [day0, day1] and s.get_meta("collected_as_of") == day1.isoformat()
     again = refresh(WorldIndex(world), day1)

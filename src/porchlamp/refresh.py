@@ -62,10 +62,12 @@ class RefreshSummary:
     def as_dict(self) -> dict[str, Any]:
         return {"as_of": self.as_of.isoformat(), "previous": self.previous.isoformat() if self.previous else None,
                 "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos, "carried_verdicts": self.evaluated.carried,
+                "evaluate_steps": self.evaluated.steps,
                 "verdicts_moved": self.changes.summary(), "again": self.again,
                 "published": None if self.published is None else {"out": str(self.published.out), "pages": self.published.pages,
                                                                   "seconds": self.published.seconds,
-                                                                  "projects_kept": self.published.reused}}
+                                                                  "projects_kept": self.published.reused,
+                                                                  "steps": self.published.steps}}
 
 
 def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: date, settings: Settings, step: Step,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from datetime import date
 from pathlib import Path
@@ -20,6 +20,7 @@ import pyarrow as pa
 from porchlamp import __version__
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
+from porchlamp.laps import Laps
 from porchlamp.evaluate import Snapshot
 from porchlamp.evaluate.components import ComponentResult, response_times
 from porchlamp.evaluate.engine import window
@@ -44,6 +45,7 @@ class EvaluateSummary:
     worker_peak_mb: tuple[float, ...] = ()  # each worker process's peak memory (none when run in this process)
     carried: int = 0  # verdicts carried from `carried_from` (same rows, no boundary crossed) instead of judged again
     carried_from: date | None = None
+    steps: dict[str, float] = field(default_factory=dict)  # seconds by step, in order
 
 
 def resolve_as_of(store: Store, as_of: date | None) -> date:
@@ -140,6 +142,7 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     from porchlamp.cluster import PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
     from porchlamp.store.inputs import input_digests, keep_sightings, load_sightings, sighted
 
+    lap = Laps()
     when = resolve_as_of(store, as_of)
     # A repository whose collection failed at some step holds part of its data: it is not judged on
     # that, and the report names it.
@@ -148,12 +151,15 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     text = settings.model_dump_json()
     key = sightings_key(text)
     digests = input_digests(store)
+    lap("digests")
     was = _carry_from(store, when) if reuse else None
     # The verdicts that hold if the template index turns out the day before's too.
     holding = set(_holding(store, was, when, wanted, digests, settings))
     known = sighted(store, digests, key) & set(wanted) if reuse else set()
     first = [r for r in wanted if r not in holding or r not in known]  # to judge, or to sight
+    lap("holding")
     runner = runner_for(workers, cluster)
+    lap("start_workers")
     try:
         with shard_space(Path(store.path).parent, shard_dir) as space:
             # Templates are a property of the whole snapshot: every repository's sightings, reduced here.
@@ -164,25 +170,31 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                 counter.add_tables(SightingTables(tuple(kept), fps.cast(FINGERPRINT_SCHEMA), said.cast(COMMENT_SCHEMA)))
                 if progress:
                     progress(len(kept))
+                lap("kept_sightings")
             where, ks = _export(store, space, first, runner.workers)
+            lap("export")
             fresh: list[SightingTables] = []
             for part in runner.map(shard_sightings, where, ks, text, runner.share(frozenset(known))):
                 counter.add_tables(part)
                 fresh.append(part)
                 if progress:
                     progress(len(part.repos))
+            lap("sightings")
             found = counter.index()
             basis = snapshot_basis(text, found)
             same = was is not None and (store.snapshot_meta(was) or {}).get("basis") == basis
             carried = sorted(holding) if same else []
             index = runner.share(found)
+            lap("template_index")
             statuses, scored, outside = _carried_outcome(store, was, carried)
+            lap("carried_outcome")
             repos = len(carried)
             if progress and carried:
                 progress(len(carried))
             # The template index moved: what would have been carried is judged too.
             late = [] if same else sorted(holding - set(first))
             jobs = [(where, ks)] + ([_export(store, space / "late", late, runner.workers)] if late else [])
+            lap("export")
             skip = runner.share(frozenset(carried))
             for at, shards in jobs:
                 for outcome in runner.map(judge_shard, at, shards, text, when, index, skip):
@@ -193,18 +205,22 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                     outside += outcome.outside_prs
                     if progress:
                         progress(outcome.repos)
+            lap("judge")
             files = {t: sorted(p for at, _ in jobs for p in (Path(at) / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
             store.write_snapshot(
                 when, {"settings": text, "porchlamp_version": __version__, "repos": repos, "basis": basis},
                 {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files,
                 carry=(was, carried) if was and carried else None, inputs={r: digests[r] for r in wanted if r in digests})
+            lap("write_snapshot")
             if fresh:
                 keep_sightings(store, [r for t in fresh for r in t.repos], pa.concat_tables([t.fingerprints for t in fresh]),
                                pa.concat_tables([t.comments for t in fresh]), digests, key)
+            lap("keep_sightings")
             peaks = tuple(runner.peak_memory_mb())
     finally:
         runner.close()
-    return EvaluateSummary(when, repos, statuses, outside, peaks, len(carried), was if carried else None)
+    lap("stop_workers")
+    return EvaluateSummary(when, repos, statuses, outside, peaks, len(carried), was if carried else None, lap.steps)
 
 
 def _export(store: Store, space: Path, repos: list[str], workers: int) -> tuple[str, list[int]]:

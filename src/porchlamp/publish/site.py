@@ -22,6 +22,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from porchlamp.config import COMPONENTS
 from porchlamp.errors import SiteError
+from porchlamp.laps import Laps
 from porchlamp.evaluate import components as components_mod
 from porchlamp.publish import api, reuse
 from porchlamp.publish.charts import report_charts
@@ -225,11 +226,7 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     the previous site as it was. A project's files that would be written the same as the previous
     site's are linked from it instead (`full`: written all the same, to the same bytes)."""
     t0 = time.perf_counter()
-    steps: dict[str, float] = {}
-
-    def lap(name: str) -> None:
-        steps[name] = round(time.perf_counter() - t0 - sum(steps.values()), 2)
-
+    lap = Laps()
     target = Path(out).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists() and any(target.iterdir()) and not (target / "data" / "v1" / "index.json").exists():
@@ -256,4 +253,4 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
-    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse), steps)
+    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse), lap.steps)
