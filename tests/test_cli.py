@@ -10,7 +10,7 @@ from porchlamp.emulator import Emulator, WorldIndex
 from porchlamp.store import Store
 
 runner = CliRunner()
-COMMANDS = ["sample-world", "load-world", "collect", "refresh", "merge", "evaluate", "rerank", "report", "publish", "demo"]
+COMMANDS = ["sample-world", "load-world", "collect", "refresh", "merge", "evaluate", "rerank", "report", "publish", "prune", "demo"]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)
@@ -96,6 +96,8 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     assert set(second["published"]["steps"]) == {"plan", "site_pages", "projects", "dataset", "swap"}
     with Store(db, read_only=True) as s:
         assert s.snapshot_dates() == [day0, day1] and s.get_meta("collected_as_of") == day1.isoformat()
+    res = runner.invoke(app, ["prune", "--db", str(db), "--keep-days", "1"])
+    assert res.exit_code == 0 and "kept all 2 snapshots; nothing to prune" in res.output  # the two latest always stay
     again = refresh(WorldIndex(world), day1)
     assert again["collected"]["points"] == 0 and again["verdicts_moved"] == second["verdicts_moved"]
     assert f"refresh for {day1}: already collected for this day; 40 repositories checked, nothing fetched again" in again["out"]

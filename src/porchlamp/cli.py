@@ -335,6 +335,30 @@ def merge(
 
 
 @app.command()
+def prune(
+    db: Path = DB_OPTION,
+    keep_days: int = typer.Option(31, "--keep-days", min=1, help="Keep every snapshot of the last N days (counted back "
+                                  "from the latest)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Only say what would be dropped."),
+) -> None:
+    """Delete the results of old evaluated snapshots: a daily refresh adds one a day.
+
+    Kept: every snapshot of the last --keep-days days, the first snapshot of each month (the long
+    view), and always the two latest (a day's evaluation carries verdicts from the one before, and
+    "what changed" compares with it). Collected data is never touched: any dropped day can be
+    evaluated again with `porchlamp evaluate --as-of DAY`.
+    """
+    from porchlamp.store.retention import prune_snapshots
+
+    with _errors():
+        _require_store(db)
+        with Store(db) as store:
+            summary = prune_snapshots(store, keep_days, dry_run)
+        for line in summary.lines():
+            console.print(line, highlight=False, markup=False)
+
+
+@app.command()
 def refresh(
     repos_file: Path = typer.Option(..., "--repos-file", help="The same list the store was collected from (one owner/name a line)."),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Publish the refreshed site here (replaced whole when done); "
@@ -350,6 +374,9 @@ def refresh(
     full: bool = FULL_OPTION,
     workers: int = WORKERS_OPTION,
     cluster: Optional[str] = CLUSTER_OPTION,
+    keep_days: Optional[int] = typer.Option(None, "--keep-days", min=1, help="Afterwards, keep the evaluated snapshots of "
+                                            "the last N days, the first of each month and the two latest; delete the "
+                                            "others' results (as `porchlamp prune`). Default: keep all."),
 ) -> None:
     """The daily job: collect what changed since the store's last run, evaluate the day, publish.
 
@@ -371,7 +398,8 @@ def refresh(
                                       _dependents_api(dependents_api, api), concurrency,
                                       notice=lambda text: console.print(f"note: {text}", highlight=False, markup=False),
                                       say=lambda text: console.print(text, highlight=False, markup=False),
-                                      workers=_workers(workers, len(listing.repos)), cluster=cluster, reuse=not full)
+                                      workers=_workers(workers, len(listing.repos)), cluster=cluster, reuse=not full,
+                                      keep_days=keep_days)
         except CollectError as err:
             raise UserError(f"refresh stopped while collecting: {err}") from None
         finally:

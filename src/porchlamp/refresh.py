@@ -19,6 +19,7 @@ from porchlamp.publish import PublishSummary, load_site_data, publish
 from porchlamp.publish.changes import Changes, changes_from_store
 from porchlamp.snapshot import EvaluateSummary, SnapshotError, evaluate_store
 from porchlamp.store import Store
+from porchlamp.store.retention import PruneSummary, prune_snapshots
 
 Step = Callable[[str, int | None], Any]  # (label, total) -> a context manager yielding advance(n)
 
@@ -32,6 +33,7 @@ class RefreshSummary:
     changes: Changes
     published: PublishSummary | None
     again: bool = False  # the day had been collected already: this run only finished or repeated the rest
+    pruned: PruneSummary | None = None  # old snapshots dropped afterwards (--keep-days)
 
     def lines(self) -> list[str]:
         """What a cron log or an operator reads: what was touched, what it cost, which verdicts moved."""
@@ -57,6 +59,8 @@ class RefreshSummary:
             p = self.published
             out.append(f"published {p.pages:,} pages to {p.out} in {p.seconds:.1f} s"
                        + (f"; {p.reused:,} of {p.projects:,} projects' files unchanged, kept from the previous site" if p.reused else ""))
+        if self.pruned is not None:
+            out += [f"pruned: {line}" for line in self.pruned.lines()]
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -64,6 +68,7 @@ class RefreshSummary:
                 "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos, "carried_verdicts": self.evaluated.carried,
                 "evaluate_steps": self.evaluated.steps,
                 "verdicts_moved": self.changes.summary(), "again": self.again,
+                "pruned": None if self.pruned is None else [d.isoformat() for d in self.pruned.dropped],
                 "published": None if self.published is None else {"out": str(self.published.out), "pages": self.published.pages,
                                                                   "seconds": self.published.seconds,
                                                                   "projects_kept": self.published.reused,
@@ -74,11 +79,12 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                 out_dir: Path | None = None, dependents_api: str | None = None, concurrency: int = 2,
                 issues_url: str | None = None, notice: Callable[[str], None] = lambda text: None,
                 say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None,
-                reuse: bool = True) -> RefreshSummary:
+                reuse: bool = True, keep_days: int | None = None) -> RefreshSummary:
     """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate (carrying
     the verdicts that hold, unless not `reuse`), publish to `out_dir` when given (linking the
     previous site's project files that hold, unless not `reuse`). A store without an
-    earlier run is collected in full."""
+    earlier run is collected in full. With `keep_days`, old snapshots' results are pruned at the end
+    (`store.retention`)."""
     last = store.get_meta("collected_as_of")
     previous = date.fromisoformat(last) if last else None
     if previous is not None and previous > as_of:
@@ -98,6 +104,7 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
         site = load_site_data(store, as_of)
         with step("publishing", len(site.projects)) as advance:
             published = publish(site, out_dir, progress=advance, full=not reuse, **({"issues_url": issues_url} if issues_url else {}))
+    pruned = prune_snapshots(store, keep_days) if keep_days is not None else None
     # `previous` names the snapshot compared against: the collection's, or else the evaluated one before.
     return RefreshSummary(as_of, previous if previous != as_of else changes.previous, collected, evaluated, changes, published,
-                          again=previous == as_of)
+                          again=previous == as_of, pruned=pruned)
