@@ -24,8 +24,8 @@ from markupsafe import Markup
 
 from porchlamp.config import COMPONENTS
 from porchlamp.errors import SiteError
-from porchlamp.laps import Laps
 from porchlamp.evaluate import components as components_mod
+from porchlamp.laps import Laps
 from porchlamp.publish import api, reuse
 from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
@@ -100,13 +100,13 @@ def environment() -> Environment:
 FUNNEL_ROWS = (*words.CHECKS, ("undecided", "Undecided: reviews happen off GitHub"),
                ("unrated", "Unrated: too little to score fairly"), ("ranked", "Ranked"))
 OUTCOME_WORDS = {"answered": "answered", "closed_silently": "closed without an answer", "unanswered": "no response", None: "–"}
+LETTERS = tuple((c, c.upper()) for c in "abcdefghijklmnopqrstuvwxyz") + (("0-9", "0–9"), ("other", "other"))
+_PLAIN = Environment()  # for `truncate`'s policies, which are the defaults in every environment here
+
+
 def _escape(value: Any) -> str:
     """markupsafe's escaping, as plain text (five C-level replaces: the hot loop's cheapest)."""
     return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;").replace('"', "&#34;")
-
-
-_PLAIN = Environment()  # for `truncate`'s policies, which are the defaults in every environment here
-LETTERS = tuple((c, c.upper()) for c in "abcdefghijklmnopqrstuvwxyz") + (("0-9", "0–9"), ("other", "other"))
 
 
 def evidence_rows(outside: list[dict[str, Any]], github: str, undecided: bool) -> Markup:
@@ -168,7 +168,7 @@ class _Writer:
 
 def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "") -> int:
     """Write every page that covers the whole snapshot into `out` (which must exist); returns how
-    many. Each project's own page is `render_project`'s."""
+    many. Each project's own page is `write_projects`'."""
     env = environment()
     ranked_default = site.ranked("default")
     ecosystems = sorted({p.row["ecosystem"] for p in ranked_default})
@@ -245,7 +245,18 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
         api.write_project(out, p, site, since)
         if progress:
             progress(1)
-    return w.pages + len(plan.reuse) if previous is not None else w.pages
+    return w.pages + len(plan.reuse)
+
+
+def _tree_bytes(root: Path) -> int:
+    """Bytes of every file under `root`: one stat per file, directory types from the listing."""
+    total = 0
+    for entry in os.scandir(root):
+        if entry.is_dir(follow_symlinks=False):
+            total += _tree_bytes(Path(entry.path))
+        else:
+            total += entry.stat(follow_symlinks=False).st_size
+    return total
 
 
 def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
@@ -280,5 +291,5 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file())
+    size = _tree_bytes(target)
     return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse), lap.steps)
