@@ -7,7 +7,8 @@ moved `--days` later with no new rows (a day on which nobody pushed, commented o
 the window moves), evaluated carrying the verdicts that hold, and published over day one's site
 (keeping the projects whose files do not change), timed against a full evaluation of a copy and a
 full publish over a copy of day one's site. Both days' outputs must be equal (the four result
-tables, and every file of the site byte for byte) or the benchmark stops. The daily figures with
+tables, and every file of the site byte for byte) or the benchmark stops. Last, the same day is
+published again over itself (every project kept): the floor of a publish at this size. The daily figures with
 real activity come from `bench/collect_cost.py --days 1 --evaluate --publish`.
 Prints one JSON object.
 """
@@ -98,6 +99,8 @@ def main() -> None:
         report["publish_daily"] = publish_day(db, second, work / "site", full=False)
         if tree(work / "site") != tree(work / "site-full"):
             raise SystemExit("the day's site differs from the full publish")
+        # The floor of a publish: the same day again, every project's files kept.
+        report["publish_again"] = publish_day(db, second, work / "site", full=False)
         report["evaluate_ratio"] = round(report["evaluate_daily"]["seconds"] / report["evaluate_full"]["seconds"], 2)
         report["publish_ratio"] = round(report["publish_daily"]["seconds"] / report["publish_full"]["seconds"], 2)
         print(json.dumps(report, indent=1))
