@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
 import sys
@@ -57,6 +58,9 @@ def evaluate(db: Path, when: date, workers: int, reuse: bool) -> dict[str, Any]:
 
 
 def publish_day(db: Path, when: date, out: Path, full: bool) -> dict[str, Any]:
+    # The writes of the step before are flushed first: on a slow disk their write-back otherwise
+    # lands in whichever publish runs next.
+    os.sync()
     t = time.perf_counter()
     with Store(db, read_only=True) as s:
         site = load_site_data(s, when)
