@@ -239,9 +239,9 @@ def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
 def _pr_digests(store: Store, when: date) -> dict[str, str]:
     """Each project's shown PR columns summed as row hashes (order is moot: pages sort by number)."""
     cols = ", ".join(PR_COLUMNS)
-    return dict(store.conn.execute(
-        f"SELECT repo, count(*)::VARCHAR || ':' || sum(hash({cols})::HUGEINT)::VARCHAR FROM pr_results WHERE as_of = ? "
-        "GROUP BY repo", [when]).fetchall())
+    return {r["repo"]: r["digest"] for r in store.query(
+        f"SELECT repo, count(*)::VARCHAR || ':' || sum(hash({cols})::HUGEINT)::VARCHAR AS digest FROM pr_results "
+        "WHERE as_of = ? GROUP BY repo", [when])}
 
 
 def _export_prs(store: Store, when: date) -> Path:
