@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from porchlamp import __version__
-from porchlamp.publish.data import Project, SiteData, slug
+from porchlamp.publish.data import Project, SiteData, project_files
 
 SCHEMA_VERSION = 1
 TIER_COLORS = {"A": "#2e7d32", "B": "#558b2f", "B (capped)": "#7c8b2f", "C": "#c77d16", "D": "#b23b3b"}
@@ -170,12 +170,10 @@ def _schemas() -> dict[str, dict[str, Any]]:
 
 def write_project(out: Path, p: Project, site: SiteData, as_of: date | None = None) -> None:
     """A project's record, Shields endpoint and badge (its PRs loaded)."""
-    # Names come from GitHub and are untrusted: never a path of their own (think `..`).
-    owner, name = slug(p.owner), slug(p.name)
-    v1 = out / "data" / "v1"
-    write_json(v1 / "projects" / owner / f"{name}.json", project_json(p, site, as_of))
-    write_json(v1 / "shields" / owner / f"{name}.json", shields_json(p))
-    badge = out / "badges" / owner / f"{name}.svg"
+    files = project_files(p.repo)
+    write_json(out / files.record, project_json(p, site, as_of))
+    write_json(out / files.shields, shields_json(p))
+    badge = out / files.badge
     badge.parent.mkdir(parents=True, exist_ok=True)
     badge.write_text(badge_svg(p), encoding="utf-8")
 

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 import pyarrow as pa
@@ -46,6 +46,22 @@ def slug(text: str) -> str:
     raw = text.encode("utf-8")
     out = "".join(chr(b) if b in _SLUG_KEEP or (b == 0x2E and i > 0) else f"~{b:02x}" for i, b in enumerate(raw))
     return out or "_"
+
+
+class ProjectFiles(NamedTuple):
+    """A project's own files, relative to the site root."""
+    page: str
+    record: str
+    shields: str
+    badge: str
+
+
+def project_files(repo: str) -> ProjectFiles:
+    """Where a project's page, record, Shields endpoint and badge go. Names come from GitHub and are
+    untrusted: each part is a slug, never a path of its own (think `..`)."""
+    owner, name = (slug(x) for x in repo.split("/", 1))
+    return ProjectFiles(f"projects/{owner}/{name}.html", f"data/v1/projects/{owner}/{name}.json",
+                        f"data/v1/shields/{owner}/{name}.json", f"badges/{owner}/{name}.svg")
 
 
 def safe_url(url: str | None) -> str | None:

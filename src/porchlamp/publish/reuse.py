@@ -18,19 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from porchlamp import __version__
-from porchlamp.publish.data import Project, SiteData, slug
+from porchlamp.publish.data import Project, SiteData, project_files
 
 MANIFEST = Path("data") / "v1" / "pages.json"
 MANIFEST_VERSION = 1
 # Columns that say how a verdict was reached, not what it is: no page or record shows them.
 BOOKKEEPING = frozenset({"as_of", "valid_until", "inputs"})
-
-
-def project_files(repo: str) -> tuple[str, ...]:
-    """A project's own files, relative to the site: its page, its record, its Shields endpoint, its badge."""
-    owner, name = (slug(x) for x in repo.split("/", 1))
-    return (f"projects/{owner}/{name}.html", f"data/v1/projects/{owner}/{name}.json",
-            f"data/v1/shields/{owner}/{name}.json", f"badges/{owner}/{name}.svg")
 
 
 def site_code() -> str:
@@ -45,8 +38,7 @@ def site_code() -> str:
 
 def site_basis(site: SiteData, issues_url: str, site_url: str) -> str:
     """What every project's files depend on besides the project: code, settings and the site's links."""
-    text = json.dumps([site_code(), site.settings.model_dump(mode="json"), issues_url, site_url], sort_keys=True)
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+    return _digest(json.dumps([site_code(), site.settings.model_dump(mode="json"), issues_url, site_url], sort_keys=True))
 
 
 def project_key(p: Project, site: SiteData, basis: str) -> str:
@@ -56,7 +48,10 @@ def project_key(p: Project, site: SiteData, basis: str) -> str:
     data: list[Any] = [basis, p.repo, {k: v for k, v in p.row.items() if k not in BOOKKEEPING}, p.profiles, p.components,
                        p.homepage, list(p.topics), None if p.change is None else [p.change.kind, p.change.words], since,
                        site.pr_digests.get(p.repo)]
-    text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+    return _digest(json.dumps(data, sort_keys=True, default=str, ensure_ascii=False))
+
+
+def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
@@ -102,10 +97,9 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
     return Plan(keys, since, reuse)
 
 
-def carry_files(repos: Iterable[str], source: Path, target: Path) -> int:
+def carry_files(repos: Iterable[str], source: Path, target: Path) -> None:
     """Link (or, where the disk cannot, copy) each project's files from the previous site into the
     new one: unchanged files keep their bytes and their modification time."""
-    n = 0
     made: set[Path] = set()
     for repo in repos:
         for rel in project_files(repo):
@@ -117,5 +111,3 @@ def carry_files(repos: Iterable[str], source: Path, target: Path) -> int:
                 os.link(source / rel, dest)
             except OSError:
                 shutil.copy2(source / rel, dest)
-        n += 1
-    return n

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from jinja2.filters import do_truncate
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from porchlamp.config import COMPONENTS
 from porchlamp.errors import SiteError
@@ -30,7 +30,7 @@ from porchlamp.publish import api, reuse
 from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS
-from porchlamp.publish.data import Project, SiteData, safe_url, slug, start_issues
+from porchlamp.publish.data import Project, SiteData, project_files, safe_url, slug, start_issues
 
 PAGE_SIZE = 50
 CHANGE_LIMIT = 200  # per kind on the page; changes.json holds them all
@@ -52,7 +52,7 @@ class PublishSummary:
 
 
 def project_href(p: Project) -> str:
-    return f"projects/{slug(p.owner)}/{slug(p.name)}.html"
+    return project_files(p.repo).page
 
 
 def rank_href(profile: str, eco: str | None, page: int) -> str:
@@ -104,16 +104,11 @@ LETTERS = tuple((c, c.upper()) for c in "abcdefghijklmnopqrstuvwxyz") + (("0-9",
 _PLAIN = Environment()  # for `truncate`'s policies, which are the defaults in every environment here
 
 
-def _escape(value: Any) -> str:
-    """markupsafe's escaping, as plain text (five C-level replaces: the hot loop's cheapest)."""
-    return str(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&#39;").replace('"', "&#34;")
-
-
 def evidence_rows(outside: list[dict[str, Any]], github: str, undecided: bool) -> Markup:
     """The rows of a project's evidence table: one per outside PR, every value escaped. Written here
     rather than as a template loop because a project can list thousands and this is the site's
     hottest loop (the same bytes; a test renders both)."""
-    e = _escape
+    e = escape
     base = e(github)
     out = []
     for x in outside:
