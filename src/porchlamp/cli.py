@@ -91,20 +91,26 @@ def sample_world(
     repos: int = typer.Option(300, "--repos", min=1, help="How many repositories the world has."),
     seed: int = typer.Option(1, "--seed", help="Seed: the same seed gives byte-identical files."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Snapshot date the world is built for (default 2026-10-15)."),
+    part: Optional[str] = typer.Option(None, "--part", help="Write only part i of n (i/n, e.g. 1/2): every n-th repository "
+                                       "from the i-th. Run the n parts at once on n cores into n directories, then "
+                                       "`load-world` each into one store; together they hold exactly the whole world."),
 ) -> None:
     """Generate a deterministic sample world: repositories, people, PRs with timelines, and truth.json.
 
     The world is the offline stand-in for GitHub used by the demo, the tests and the benchmarks;
     truth.json holds the planted answer for every repository and PR (see docs/WORLD.md).
     """
+    from porchlamp.collect.repos_file import parse_shard
     from porchlamp.sample import generate_world
     from porchlamp.sample.world import DEFAULT_AS_OF
 
     with _errors():
         when = _parse_date(as_of, "--as-of") or DEFAULT_AS_OF
+        split = parse_shard(part, "--part") if part else None
         t0 = time.perf_counter()
-        with progress_bar("generating repositories", repos) as advance:
-            summary = generate_world(out_dir, repos=repos, seed=seed, as_of=when, progress=advance)
+        total = len(range(split[0] - 1, repos, split[1])) if split else repos
+        with progress_bar("generating repositories", total) as advance:
+            summary = generate_world(out_dir, repos=repos, seed=seed, as_of=when, progress=advance, part=split)
         console.print(
             f"wrote a world of {summary.repos:,} repositories, {summary.pulls:,} PRs, "
             f"{summary.timeline_items:,} timeline items and {summary.accounts:,} accounts "

@@ -74,11 +74,11 @@ def read_repos_file(path: str | Path, limit_errors: int = 10) -> ReposList:
     return ReposList(tuple(seen.values()), dups, urls)
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    """`i/n` (1 ≤ i ≤ n) as (i, n), or a ReposFileError saying what a shard looks like."""
+def parse_shard(text: str, option: str = "--shard") -> tuple[int, int]:
+    """`i/n` (1 ≤ i ≤ n) as (i, n), or a ReposFileError saying what `option` looks like."""
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text or "")
     if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
-        raise ReposFileError(f"--shard {text!r}: expected i/n with 1 ≤ i ≤ n, such as 1/4 for the first of four")
+        raise ReposFileError(f"{option} {text!r}: expected i/n with 1 ≤ i ≤ n, such as 1/4 for the first of four")
     return int(m.group(1)), int(m.group(2))
 
 

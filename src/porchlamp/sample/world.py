@@ -70,12 +70,21 @@ def generate_world(
     seed: int = 1,
     as_of: date = DEFAULT_AS_OF,
     progress: Callable[[int], None] | None = None,
+    part: tuple[int, int] | None = None,
 ) -> WorldSummary:
-    """Generate a world of `repos` repositories into `out` (replaced if it is a world already)."""
+    """Generate a world of `repos` repositories into `out` (replaced if it is a world already).
+
+    With `part=(i, n)` only every n-th repository from the i-th (1-based) is written: the n parts,
+    generated side by side on n cores, hold exactly the whole world's rows between them, since
+    every repository and account is drawn from its own seed."""
     out = Path(out)
     if out.exists() and any(out.iterdir()) and not (out / "world.json").exists():
         raise WorldError(f"{out}: exists and is not a sample world; choose an empty or new directory")
+    if part is not None and not 1 <= part[0] <= part[1]:
+        raise WorldError(f"part {part[0]}/{part[1]}: expected i/n with 1 ≤ i ≤ n")
     plans = make_plans(repos, seed)
+    if part is not None:
+        plans = plans[part[0] - 1::part[1]]
     # Write beside the target, then swap, so an interrupted run never leaves half a world.
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".world-", dir=out.parent))
@@ -119,8 +128,9 @@ def generate_world(
             f.write("\n}}\n")
         os.remove(tmp / ".truth-prs")
         (tmp / "repos.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
-        meta = {"format": WORLD_FORMAT, "generator": "porchlamp.sample", "repos": repos, "seed": seed,
-                "as_of": as_of.isoformat(), "counts": {**counts, "accounts": len(accounts)}}
+        meta = {"format": WORLD_FORMAT, "generator": "porchlamp.sample", "repos": len(plans), "seed": seed,
+                "as_of": as_of.isoformat(), "counts": {**counts, "accounts": len(accounts)},
+                **({"part": f"{part[0]}/{part[1]}", "whole_world_repos": repos} if part else {})}
         (tmp / "world.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
@@ -128,7 +138,7 @@ def generate_world(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return WorldSummary(out, repos, counts["pulls"], counts["timeline"], len(accounts), as_of, seed)
+    return WorldSummary(out, len(plans), counts["pulls"], counts["timeline"], len(accounts), as_of, seed)
 
 
 def read_meta(world: str | Path) -> dict[str, Any]:
