@@ -19,6 +19,13 @@ def test_every_command_explains_itself(cmd: str) -> None:
     assert res.exit_code == 0 and "Usage" in res.output and len(res.output) > 200
 
 
+def test_sample_world_in_parts(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "4", "--part", "2/2", "--out", str(tmp_path / "p2")])
+    assert res.exit_code == 0 and "20 repositories" in res.output
+    res = runner.invoke(app, ["sample-world", "--repos", "40", "--part", "0/2", "--out", str(tmp_path / "p0")])
+    assert res.exit_code == 2 and "--part '0/2': expected i/n" in res.output and not (tmp_path / "p0").exists()
+
+
 def test_world_to_report(tmp_path: Path) -> None:
     world, db = tmp_path / "w", tmp_path / "s.duckdb"
     assert runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "4", "--out", str(world)]).exit_code == 0
