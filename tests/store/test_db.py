@@ -103,3 +103,27 @@ def test_replace_keeps_one_row_per_key(tmp_path: Path) -> None:
         s.upsert([replace(pr, state="MERGED", merged_at=datetime(2026, 5, 3))])
         (got,) = s.records("pulls")
         assert got.state == "MERGED" and s.count("pulls") == 1
+
+
+def test_small_budget_bounds_duckdb_then_gives_it_back(tmp_path: Path) -> None:
+    """A whole-table sort or export runs in 512 MB (spilling past it), nested uses keep the outer
+    budget, and afterwards DuckDB has its default again, even after an error inside."""
+    def limit(s: Store) -> str:
+        return str(s.conn.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+
+    with Store(tmp_path / "s.duckdb") as s:
+        default = limit(s)
+        with s.small_budget():
+            assert limit(s) == "488.2 MiB" != default  # DuckDB's way of saying 512 MB
+            with s.small_budget("64MB"):
+                assert limit(s) == "488.2 MiB"
+            assert limit(s) == "488.2 MiB"
+        assert limit(s) == default
+        with pytest.raises(ZeroDivisionError), s.small_budget():
+            1 / 0
+        assert limit(s) == default
+        s.conn.execute("CREATE TABLE t AS SELECT range AS n, md5(range::VARCHAR) AS h FROM range(300000)")
+        target = s.export_query("SELECT * FROM t ORDER BY h", [], tmp_path / "t.parquet")
+        assert limit(s) == default
+        assert duckdb.connect().execute(f"SELECT count(*), min(h) FROM '{target}'").fetchone() == \
+            s.conn.execute("SELECT count(*), min(h) FROM t").fetchone()

@@ -222,6 +222,13 @@ def _pylist(column: pa.Array) -> list[Any]:
 
 
 def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
+    """The snapshot of `as_of` (default the latest) as the site shows it. DuckDB works in a small
+    budget throughout: what is held is the projects; the PRs go to a file."""
+    with store.small_budget():
+        return _load_site_data(store, as_of)
+
+
+def _load_site_data(store: Store, as_of: date | None) -> SiteData:
     when = stored_as_of(store, as_of)
     meta = store.snapshot_meta(when) or {}
     settings = Settings.model_validate_json(meta["settings"]) if meta.get("settings") else Settings()

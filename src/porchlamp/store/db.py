@@ -33,6 +33,9 @@ from porchlamp import killpoints
 from porchlamp.errors import PorchlampError
 from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES
 
+# DuckDB's memory for a scan or export that streams over a whole table (`Store.small_budget`).
+SMALL_BUDGET = "512MB"
+
 
 class StoreError(PorchlampError):
     """The store file cannot be opened or used; the message says what to do."""
@@ -110,6 +113,7 @@ class Store:
 
     def __init__(self, path: str | Path, read_only: bool = False) -> None:
         self.path = Path(path)
+        self._budgeted = False
         if read_only and not self.path.exists():
             raise StoreError(f"{self.path}: no store here; run `porchlamp collect` (or the demo) first")
         try:
@@ -153,6 +157,24 @@ class Store:
             raise
         killpoints.reach("before_commit")
         self._run("COMMIT")
+
+    @contextmanager
+    def small_budget(self, memory: str = SMALL_BUDGET) -> Iterator[None]:
+        """DuckDB kept to `memory` for one streaming scan, sort or export, then back to its default.
+
+        Its default is to cache up to 80% of the machine; a big scan or sort then grows with the
+        snapshot. In a small budget it spills to its temporary directory instead. Nested uses keep
+        the outer budget."""
+        if self._budgeted:
+            yield
+            return
+        self.conn.execute(f"SET memory_limit = '{memory}'")
+        self._budgeted = True
+        try:
+            yield
+        finally:
+            self._budgeted = False
+            self.conn.execute("RESET memory_limit")
 
     def __enter__(self) -> "Store":
         return self
@@ -549,10 +571,12 @@ class Store:
         return written
 
     def export_query(self, sql: str, params: Sequence[Any], target: str | Path) -> Path:
-        """A read-only query's rows written as one Parquet file (DuckDB streams it: memory stays small)."""
+        """A read-only query's rows written as one Parquet file, streamed in a small budget: an ORDER BY
+        over a million rows spills rather than holding them (0.5 GB more at 11,000 repositories)."""
         out = Path(target)
         out.parent.mkdir(parents=True, exist_ok=True)
-        self.conn.execute(f"COPY ({sql}) TO '{_sql_path(out)}' (FORMAT parquet)", list(params))
+        with self.small_budget():
+            self.conn.execute(f"COPY ({sql}) TO '{_sql_path(out)}' (FORMAT parquet)", list(params))
         return out
 
     def all_tables(self) -> list[str]:

@@ -27,11 +27,8 @@ def input_digests(store: Store) -> dict[str, str]:
     sql = (f"SELECT repo, count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR AS digest "
            f"FROM ({' UNION ALL '.join(parts)}) GROUP BY repo")
     # A streaming aggregate over every row: kept in a small budget like the shard export.
-    store.conn.execute("SET memory_limit = '512MB'")
-    try:
+    with store.small_budget():
         return dict(store.conn.execute(sql).fetchall())
-    finally:
-        store.conn.execute("RESET memory_limit")
 
 
 def sighted(store: Store, digests: Mapping[str, str], settings_key: str) -> set[str]:

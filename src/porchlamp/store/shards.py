@@ -68,25 +68,24 @@ def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[s
     # what it scanned cached up to its memory limit: both kept small, the export's memory stays
     # about the same whatever the snapshot's size (646 MB at 11,000 repositories, against 3.3 GB).
     store.conn.execute("SET partitioned_write_flush_threshold = 20000")
-    store.conn.execute("SET memory_limit = '512MB'")
     try:
-        for table in ("repositories", *_REPO_TABLES):
-            cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE[table]))
-            target = out / table
-            # Unsorted: a reader sorts its own shard (`_read`), so the export never sorts the whole table.
+        with store.small_budget():
+            for table in ("repositories", *_REPO_TABLES):
+                cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE[table]))
+                target = out / table
+                # Unsorted: a reader sorts its own shard (`_read`), so the export never sorts the whole table.
+                store.conn.execute(
+                    f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{REPO_COLUMN[table]} = s.repo) "
+                    f"TO '{_sql_path(target)}' (FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
+            # Only the accounts a shard's PRs were opened by: a worker's memory must not grow with every
+            # account of the snapshot (about 18 per repository).
+            cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE["accounts"]))
             store.conn.execute(
-                f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{REPO_COLUMN[table]} = s.repo) "
-                f"TO '{_sql_path(target)}' (FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
-        # Only the accounts a shard's PRs were opened by: a worker's memory must not grow with every
-        # account of the snapshot (about 18 per repository).
-        cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE["accounts"]))
-        store.conn.execute(
-            f"COPY (SELECT {cols}, x.shard FROM accounts t JOIN (SELECT DISTINCT p.author, s.shard FROM pulls p "
-            f"JOIN _shard_of s ON p.repo = s.repo) x ON t.login = x.author) TO '{_sql_path(out / 'accounts')}' "
-            "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
+                f"COPY (SELECT {cols}, x.shard FROM accounts t JOIN (SELECT DISTINCT p.author, s.shard FROM pulls p "
+                f"JOIN _shard_of s ON p.repo = s.repo) x ON t.login = x.author) TO '{_sql_path(out / 'accounts')}' "
+                "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)")
     finally:
         store.conn.execute("RESET partitioned_write_flush_threshold")
-        store.conn.execute("RESET memory_limit")
         store.conn.unregister("_shard_of")
     return out
 
