@@ -44,7 +44,8 @@ elif step == "evaluate":
     from porchlamp.store import Store
     with Store(db) as s:
         r = evaluate_store(s, None, Settings(), workers=int(arg or 1))
-    out = {"repos": r.repos, "outside_prs": r.outside_prs, "workers": int(arg or 1), "worker_peak_mb": list(r.worker_peak_mb)}
+    out = {"repos": r.repos, "outside_prs": r.outside_prs, "workers": int(arg or 1), "worker_peak_mb": list(r.worker_peak_mb),
+           "steps": r.steps}
 elif step == "rerank":
     from porchlamp.config import settings_from_dict
     from porchlamp.snapshot import rerank_store
@@ -58,7 +59,7 @@ elif step == "publish":
     with Store(db, read_only=True) as s:
         site = load_site_data(s)
     r = publish(site, arg)
-    out = {"pages": r.pages, "bytes": r.bytes, "files": sum(1 for _ in __import__("pathlib").Path(arg).rglob("*"))}
+    out = {"pages": r.pages, "bytes": r.bytes, "files": sum(1 for _ in __import__("pathlib").Path(arg).rglob("*")), "steps": r.steps}
 out["seconds"] = round(time.perf_counter() - t0, 2)
 out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 print(json.dumps(out))
