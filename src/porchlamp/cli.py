@@ -102,14 +102,13 @@ def sample_world(
     """
     from porchlamp.collect.repos_file import parse_shard
     from porchlamp.sample import generate_world
-    from porchlamp.sample.world import DEFAULT_AS_OF
+    from porchlamp.sample.world import DEFAULT_AS_OF, part_slice
 
     with _errors():
         when = _parse_date(as_of, "--as-of") or DEFAULT_AS_OF
         split = parse_shard(part, "--part") if part else None
         t0 = time.perf_counter()
-        total = len(range(split[0] - 1, repos, split[1])) if split else repos
-        with progress_bar("generating repositories", total) as advance:
+        with progress_bar("generating repositories", len(range(repos)[part_slice(split)])) as advance:
             summary = generate_world(out_dir, repos=repos, seed=seed, as_of=when, progress=advance, part=split)
         console.print(
             f"wrote a world of {summary.repos:,} repositories, {summary.pulls:,} PRs, "

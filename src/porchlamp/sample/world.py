@@ -83,8 +83,7 @@ def generate_world(
     if part is not None and not 1 <= part[0] <= part[1]:
         raise WorldError(f"part {part[0]}/{part[1]}: expected i/n with 1 ≤ i ≤ n")
     plans = make_plans(repos, seed)
-    if part is not None:
-        plans = plans[part[0] - 1::part[1]]
+    plans = plans[part_slice(part)]
     # Write beside the target, then swap, so an interrupted run never leaves half a world.
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".world-", dir=out.parent))
@@ -139,6 +138,11 @@ def generate_world(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return WorldSummary(out, len(plans), counts["pulls"], counts["timeline"], len(accounts), as_of, seed)
+
+
+def part_slice(part: tuple[int, int] | None) -> slice:
+    """Which of a world's repositories part i of n holds: every n-th from the i-th (all without a part)."""
+    return slice(None) if part is None else slice(part[0] - 1, None, part[1])
 
 
 def read_meta(world: str | Path) -> dict[str, Any]:
