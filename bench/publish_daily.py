@@ -31,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from porchlamp.config import Settings  # noqa: E402
 from porchlamp.publish import load_site_data, publish  # noqa: E402
+from porchlamp.publish.data import BOOKKEEPING  # noqa: E402
 from porchlamp.snapshot import evaluate_store  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
 
 TABLES = ("results", "pr_results", "component_results", "profile_results")
-BOOKKEEPING = {"as_of", "inputs", "valid_until"}  # how a verdict was reached, not what it is
 
 
 def tables(db: Path, when: date) -> dict[str, str]:

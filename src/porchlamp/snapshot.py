@@ -342,8 +342,7 @@ def report_from_store(store: Store, as_of: date | None = None) -> dict[str, Any]
     outside = store.query(
         "SELECT count(*) AS prs, count(DISTINCT lower(author)) AS authors FROM pr_results "
         "WHERE as_of = ? AND excluded IS NULL", [when])[0]
-    hours = [r["h"] for r in store.query(
-        "SELECT hours_to_response AS h FROM pr_results WHERE as_of = ? AND excluded IS NULL", [when])]
+    hours = store.values("SELECT hours_to_response FROM pr_results WHERE as_of = ? AND excluded IS NULL", [when])
     report = build_report(when, projects, profiles, outside["prs"], outside["authors"], hours)
     report["collection_failures"] = [{"repo": e["repo"], "step": e["step"], "error": e["error"]} for e in store.collection_errors()]
     return report

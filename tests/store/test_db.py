@@ -127,3 +127,13 @@ def test_small_budget_bounds_duckdb_then_gives_it_back(tmp_path: Path) -> None:
         assert limit(s) == default
         assert duckdb.connect().execute(f"SELECT count(*), min(h) FROM '{target}'").fetchone() == \
             s.conn.execute("SELECT count(*), min(h) FROM t").fetchone()
+
+
+def test_values_stream_one_column_beside_other_queries(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.duckdb") as s:
+        s.conn.execute("CREATE TABLE n AS SELECT range AS i, CASE WHEN range % 7 = 0 THEN NULL ELSE range / 2 END AS h FROM range(2500)")
+        stream = s.values("SELECT h FROM n ORDER BY i", batch=300)
+        first = [next(stream) for _ in range(10)]
+        assert s.query("SELECT count(*) AS c FROM n")[0]["c"] == 2500  # the store stays usable mid-stream
+        rest = list(stream)
+    assert first + rest == [None if i % 7 == 0 else i / 2 for i in range(2500)]

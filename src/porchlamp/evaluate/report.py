@@ -7,7 +7,7 @@ Keys of the JSON form are only ever added, never renamed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Any
 
@@ -31,7 +31,7 @@ def build_report(
     profiles: Sequence[dict[str, Any]],
     outside_prs: int,
     outside_authors: int,
-    hours: Sequence[float | None],
+    hours: Iterable[float | None],
 ) -> dict[str, Any]:
     funnel = {s: 0 for s in STATUS_ORDER}
     kinds: dict[str, dict[str, int]] = {s: {} for s in STATUS_ORDER}

@@ -1,8 +1,8 @@
 """An evaluated snapshot read back from the store into what the site and the dataset show.
 
-One pass over each result table. Projects, their components and profiles are held in memory; their
-PRs (the bulk: a million rows at 11,000 repositories) are copied to a Parquet file and streamed
-back one project at a time (`SiteData.with_prs`), so publishing stays within bounded memory.
+What the listings read of every project (its verdict's numbers, ranks, good first issues) is held;
+the rest (evidence, explanations, components, PRs) is copied to Parquet files sorted by project and
+read back one project at a time (`SiteData.detailed`), so a project costs little while publishing.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ class Project:
     homepage: str | None = None
     topics: tuple[str, ...] = ()
     change: Change | None = None
+    issues: list[dict[str, Any]] = field(default_factory=list)  # good first issues, as the accessibility component found them
 
     @property
     def status(self) -> str:
@@ -153,12 +154,20 @@ class Project:
         return ev
 
     def good_first_issues(self) -> list[dict[str, Any]]:
-        issues: list[dict[str, Any]] = (self.components.get("accessibility") or {}).get("inputs", {}).get("good_first_issues", [])
-        return issues
+        return self.issues
 
 
 PR_COLUMNS = ("number", "title", "author", "author_association", "created_at", "clock_start", "excluded", "outcome",
               "response_kind", "response_actor", "response_at", "hours_to_response", "first_timer", "merged")
+# What the whole-snapshot pages and files read of a project's result row. The rest (its evidence
+# above all: 4 KB a project) is read with the project's own files (`SiteData.detailed`).
+LIST_COLUMNS = ("repo", "status", "kind", "reason", "ecosystem", "language", "stars", "judged", "borderline", "review_happens",
+                "outside_prs", "answered", "closed_silently", "unanswered", "median_hours", "p90_hours")
+# Columns that say how a verdict was reached, not what it is: no page or record shows them.
+BOOKKEEPING = frozenset({"as_of", "valid_until", "inputs"})
+# The detail files, each sorted by project: rows per Parquet row group and per batch read back, so
+# that what is read at once stays a few megabytes whatever the snapshot's size.
+DETAIL_ROWS = 4096
 
 
 @dataclass
@@ -166,42 +175,35 @@ class SiteData:
     as_of: date
     settings: Settings
     report: dict[str, Any]
-    projects: list[Project]  # in name order, as the PR file is
+    projects: list[Project]  # in name order, as the detail files are; only what listings read
     changes: Changes | None = None
-    prs_file: Path | None = None  # the snapshot's PRs: repo plus PR_COLUMNS, by repo then newest first
-    pr_digests: dict[str, str] = field(default_factory=dict)  # each project's PR rows, as one digest
+    files: Path | None = None  # the detail files: results, profiles, components and prs .parquet
+    digests: dict[str, str] = field(default_factory=dict)  # each project's stored rows (all four tables), as one digest
 
-    def with_prs(self, batch_rows: int = 50_000, only: Collection[str] | None = None) -> Iterator[Project]:
-        """Every project in name order (or those in `only`) with its PRs loaded, which are dropped
-        again once the caller moves on to the next: at most one project's PRs and one batch in memory."""
+    @property
+    def prs_file(self) -> Path | None:
+        """The snapshot's PRs: repo plus PR_COLUMNS, by repo then newest first."""
+        return None if self.files is None else self.files / "prs.parquet"
+
+    def detailed(self, only: Collection[str] | None = None) -> Iterator[Project]:
+        """Every project in name order (or those in `only`) whole: its full result row, goals with
+        their explanations, components and PRs. Each is dropped once the caller moves on: at most
+        one project and one batch of each detail file in memory."""
         wanted = None if only is None else set(only)
-        rows = self._pr_rows(batch_rows, wanted)
-        head = next(rows, None)
+        if self.files is None:
+            return
+        results, goals, parts, prs = (_ByRepo(self.files / f"{name}.parquet", wanted)
+                                      for name in ("results", "profiles", "components", "prs"))
         for p in self.projects:
             if wanted is not None and p.repo not in wanted:
                 continue
-            prs = []
-            while head is not None and head[0] < p.repo:  # a PR of a project not in this snapshot's results
-                head = next(rows, None)
-            while head is not None and head[0] == p.repo:
-                prs.append(head[1])
-                head = next(rows, None)
-            p.prs = prs
-            yield p
-            p.prs = []
-
-    def _pr_rows(self, batch_rows: int, wanted: set[str] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
-        if self.prs_file is None:
-            return
-        keep = None if wanted is None else pa.array(sorted(wanted), pa.string())
-        for batch in pq.ParquetFile(self.prs_file).iter_batches(batch_size=batch_rows):
-            if keep is not None:
-                batch = batch.filter(pc.is_in(batch.column("repo"), value_set=keep))
-            cols = {c: _pylist(batch.column(c)) for c in batch.schema.names}  # column by column: faster than per row
-            repos = cols.pop("repo")
-            names = list(cols)
-            for repo, values in zip(repos, zip(*cols.values())):
-                yield repo, dict(zip(names, values))
+            row = results.take(p.repo)
+            explain = {g["profile"]: json.loads(g["explain"] or "[]") for g in goals.take(p.repo)}
+            yield Project(p.repo, row[0] if row else p.row,
+                          {name: {**goal, "explain": explain.get(name, [])} for name, goal in p.profiles.items()},
+                          _ordered({c.pop("component"): {"score": c["score"], "inputs": json.loads(c["inputs"] or "{}"),
+                                                         "reason": c["reason"]} for c in parts.take(p.repo)}, COMPONENTS),
+                          prs.take(p.repo), p.homepage, p.topics, p.change, p.issues)
 
     def by_repo(self) -> dict[str, Project]:
         return {p.repo: p for p in self.projects}
@@ -209,6 +211,41 @@ class SiteData:
     def ranked(self, profile: str) -> list[Project]:
         ranked = [p for p in self.projects if p.status == "ranked" and p.profiles.get(profile, {}).get("rank")]
         return sorted(ranked, key=lambda p: p.profiles[profile]["rank"])
+
+
+class _ByRepo:
+    """A detail file's rows (sorted by repo) handed out one project at a time, in the same order."""
+
+    def __init__(self, path: Path, wanted: set[str] | None) -> None:
+        self._rows = _parquet_rows(path, wanted)
+        self._head = next(self._rows, None)
+
+    def take(self, repo: str) -> list[dict[str, Any]]:
+        while self._head is not None and self._head[0] < repo:  # a row of a project not asked for
+            self._head = next(self._rows, None)
+        out = []
+        while self._head is not None and self._head[0] == repo:
+            out.append(self._head[1])
+            self._head = next(self._rows, None)
+        return out
+
+
+def _parquet_rows(path: Path, wanted: set[str] | None) -> Iterator[tuple[str, dict[str, Any]]]:
+    keep = None if wanted is None else pa.array(sorted(wanted), pa.string())
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=DETAIL_ROWS):
+        if keep is not None:
+            batch = batch.filter(pc.is_in(batch.column("repo"), value_set=keep))
+        cols = {c: _pylist(batch.column(c)) for c in batch.schema.names}  # column by column: faster than per row
+        repos, names = cols["repo"], list(cols)
+        for repo, values in zip(repos, zip(*cols.values())):
+            yield repo, dict(zip(names, values))
+
+
+def _ordered(items: dict[str, Any], order: Collection[str]) -> dict[str, Any]:
+    """`items` in the given order of names, the others after it by name: a record of a project that
+    did not change must come out the same bytes, whatever order the rows came in."""
+    rank = {name: i for i, name in enumerate(order)}
+    return dict(sorted(items.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
 
 
 _EPOCH = datetime(1970, 1, 1)
@@ -223,7 +260,7 @@ def _pylist(column: pa.Array) -> list[Any]:
 
 def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
     """The snapshot of `as_of` (default the latest) as the site shows it. DuckDB works in a small
-    budget throughout: what is held is the projects; the PRs go to a file."""
+    budget throughout: what is held is what listings read of each project; the rest goes to files."""
     with store.small_budget():
         return _load_site_data(store, as_of)
 
@@ -232,21 +269,15 @@ def _load_site_data(store: Store, as_of: date | None) -> SiteData:
     when = stored_as_of(store, as_of)
     meta = store.snapshot_meta(when) or {}
     settings = Settings.model_validate_json(meta["settings"]) if meta.get("settings") else Settings()
-    rows = store.query("SELECT * FROM results WHERE as_of = ? ORDER BY repo", [when])
+    rows = store.query(f"SELECT {', '.join(LIST_COLUMNS)} FROM results WHERE as_of = ? ORDER BY repo", [when])
     projects = {r["repo"]: Project(r["repo"], r) for r in rows}
-    for r in store.query("SELECT repo, profile, score, coverage, tier, rank, delta, explain FROM profile_results WHERE as_of = ?", [when]):
-        r["explain"] = json.loads(r["explain"] or "[]")
+    for r in store.query("SELECT repo, profile, score, coverage, tier, rank, delta FROM profile_results WHERE as_of = ?", [when]):
         projects[r["repo"]].profiles[r["profile"]] = r
-    for r in store.query("SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ?", [when]):
-        projects[r["repo"]].components[r["component"]] = {"score": r["score"], "inputs": json.loads(r["inputs"] or "{}"), "reason": r["reason"]}
-    # In the settings' order of goals and the fixed order of components, whatever order the rows came
-    # in: the record of a project that did not change must come out the same bytes.
-    goal_order = {name: i for i, name in enumerate(settings.profiles)}
-    part_order = {name: i for i, name in enumerate(COMPONENTS)}
     for p in projects.values():
-        p.profiles = dict(sorted(p.profiles.items(), key=lambda kv: (goal_order.get(kv[0], len(goal_order)), kv[0])))
-        p.components = dict(sorted(p.components.items(), key=lambda kv: (part_order.get(kv[0], len(part_order)), kv[0])))
-    prs_file = _export_prs(store, when)
+        p.profiles = _ordered(p.profiles, settings.profiles)
+    for r in store.query("SELECT repo, json_extract(inputs, '$.good_first_issues')::VARCHAR AS issues FROM component_results "
+                         "WHERE as_of = ? AND component = 'accessibility'", [when]):
+        projects[r["repo"]].issues = json.loads(r["issues"]) if r["issues"] else []
     for r in store.query("SELECT name_with_owner AS repo, homepage_url, topics FROM repositories"):
         if r["repo"] in projects:
             projects[r["repo"]].homepage = safe_url(r["homepage_url"])
@@ -255,26 +286,38 @@ def _load_site_data(store: Store, as_of: date | None) -> SiteData:
     for c in changes.items:
         if c.repo in projects:
             projects[c.repo].change = c
-    return SiteData(when, settings, report_from_store(store, when), list(projects.values()), changes, prs_file,
-                    _pr_digests(store, when))
+    return SiteData(when, settings, report_from_store(store, when), list(projects.values()), changes, _export_details(store, when),
+                    _row_digests(store, when))
 
 
-def _pr_digests(store: Store, when: date) -> dict[str, str]:
-    """Each project's shown PR columns summed as row hashes (order is moot: pages sort by number)."""
-    cols = ", ".join(PR_COLUMNS)
+def _row_digests(store: Store, when: date) -> dict[str, str]:
+    """Each project's stored rows in the four result tables, bookkeeping aside, as row hashes summed
+    per table (order is moot: pages sort their rows)."""
+    shown = [c for c in store.columns("results") if c not in BOOKKEEPING]
+
+    def per_repo(table: str, cols: str) -> str:
+        return (f"(SELECT repo, count(*)::VARCHAR || ':' || sum(hash({cols})::HUGEINT)::VARCHAR AS d FROM {table} "
+                "WHERE as_of = $1 GROUP BY repo)")
     return {r["repo"]: r["digest"] for r in store.query(
-        f"SELECT repo, count(*)::VARCHAR || ':' || sum(hash({cols})::HUGEINT)::VARCHAR AS digest FROM pr_results "
-        "WHERE as_of = ? GROUP BY repo", [when])}
+        f"SELECT r.repo, hash({', '.join(f'r.{c}' for c in shown)})::VARCHAR || '/' || coalesce(g.d, '') || '/' || "
+        f"coalesce(c.d, '') || '/' || coalesce(x.d, '') AS digest FROM results r "
+        f"LEFT JOIN {per_repo('profile_results', 'profile, score, coverage, tier, rank, delta, explain')} g USING (repo) "
+        f"LEFT JOIN {per_repo('component_results', 'component, score, inputs, reason')} c USING (repo) "
+        f"LEFT JOIN {per_repo('pr_results', ', '.join(PR_COLUMNS))} x USING (repo) WHERE r.as_of = $1", [when])}
 
 
-def _export_prs(store: Store, when: date) -> Path:
-    """The snapshot's PRs as a Parquet file in a temporary directory, removed when the process exits."""
-    folder = Path(tempfile.mkdtemp(prefix="porchlamp-prs-"))
+def _export_details(store: Store, when: date) -> Path:
+    """The snapshot's detail files in a temporary directory, removed when the process exits."""
+    folder = Path(tempfile.mkdtemp(prefix="porchlamp-site-"))
     atexit.register(shutil.rmtree, folder, True)
-    target = folder / "prs.parquet"
-    store.export_query(
-        f"SELECT repo, {', '.join('CAST(number AS BIGINT) AS number' if c == 'number' else c for c in PR_COLUMNS)} FROM pr_results WHERE as_of = ? ORDER BY repo, number DESC", [when], target)
-    return target
+    number = ", ".join("CAST(number AS BIGINT) AS number" if c == "number" else c for c in PR_COLUMNS)
+    for name, sql in (
+            ("results", "SELECT * FROM results WHERE as_of = ? ORDER BY repo"),
+            ("profiles", "SELECT repo, profile, explain FROM profile_results WHERE as_of = ? ORDER BY repo"),
+            ("components", "SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ? ORDER BY repo"),
+            ("prs", f"SELECT repo, {number} FROM pr_results WHERE as_of = ? ORDER BY repo, number DESC")):
+        store.export_query(sql, [when], folder / f"{name}.parquet", row_group_rows=DETAIL_ROWS)
+    return folder
 
 
 def start_issues(site: SiteData, ecosystem: str | None = None) -> list[dict[str, Any]]:

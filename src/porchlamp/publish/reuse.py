@@ -22,8 +22,6 @@ from porchlamp.publish.data import Project, SiteData, project_files
 
 MANIFEST = Path("data") / "v1" / "pages.json"
 MANIFEST_VERSION = 1
-# Columns that say how a verdict was reached, not what it is: no page or record shows them.
-BOOKKEEPING = frozenset({"as_of", "valid_until", "inputs"})
 
 
 def site_code() -> str:
@@ -42,12 +40,12 @@ def site_basis(site: SiteData, issues_url: str, site_url: str) -> str:
 
 
 def project_key(p: Project, site: SiteData, basis: str) -> str:
-    """A digest of everything a project's files are made from: its result row, goals, components,
-    links, change since the previous snapshot, and its PR rows (by their stored digest)."""
+    """A digest of everything a project's files are made from: its rows in the four result tables
+    (by their stored digest: result row, goals, components, PRs), links, and change since the
+    previous snapshot. Nothing of it needs the project read whole."""
     since = site.changes.previous if p.change is not None and site.changes is not None else None
-    data: list[Any] = [basis, p.repo, {k: v for k, v in p.row.items() if k not in BOOKKEEPING}, p.profiles, p.components,
-                       p.homepage, list(p.topics), None if p.change is None else [p.change.kind, p.change.words], since,
-                       site.pr_digests.get(p.repo)]
+    data: list[Any] = [basis, p.repo, site.digests.get(p.repo), p.homepage, list(p.topics),
+                       None if p.change is None else [p.change.kind, p.change.words], since]
     return _digest(json.dumps(data, sort_keys=True, default=str, ensure_ascii=False))
 
 

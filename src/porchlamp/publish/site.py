@@ -232,7 +232,7 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
             progress(len(plan.reuse))
     w = _Writer(out, environment(), _project_common(site))
     changes = site.changes
-    for p in site.with_prs(only=[p.repo for p in site.projects if p.repo not in plan.reuse]):
+    for p in site.detailed(only=[p.repo for p in site.projects if p.repo not in plan.reuse]):
         since = plan.since[p.repo]
         w.page(project_href(p), "project.html", p=p, page_as_of=since, previous=changes.previous if changes and p.change else None,
                github=f"https://github.com/{p.repo}", outside=p.outside(), excluded=p.excluded_counts(), times=p.response_times(),

@@ -264,7 +264,8 @@ class Store:
         if table not in self._types:
             self._types[table] = dict(
                 self.conn.execute(
-                    "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [table]
+                    "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' "
+                    "AND table_name = ? ORDER BY ordinal_position", [table]
                 ).fetchall()
             )
         return self._types[table]
@@ -555,6 +556,18 @@ class Store:
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, row)) for row in cur.fetchall()]
 
+    def values(self, sql: str, params: Sequence[Any] = (), batch: int = 100_000) -> Iterator[Any]:
+        """A read-only query's one column, streamed: millions of values, never a list of them (as dicts,
+        3.1 million PRs' hours held 0.86 GB)."""
+        cur = self.conn.cursor()  # its own cursor: other queries may run while this one is read
+        try:
+            cur.execute(sql, list(params))
+            while rows := cur.fetchmany(batch):
+                for row in rows:
+                    yield row[0]
+        finally:
+            cur.close()
+
     # -- export ----------------------------------------------------------------------------
 
     def export_parquet(self, out_dir: str | Path, tables: Sequence[str] | None = None) -> list[Path]:
@@ -570,14 +583,20 @@ class Store:
             written.append(target)
         return written
 
-    def export_query(self, sql: str, params: Sequence[Any], target: str | Path) -> Path:
+    def export_query(self, sql: str, params: Sequence[Any], target: str | Path, row_group_rows: int | None = None) -> Path:
         """A read-only query's rows written as one Parquet file, streamed in a small budget: an ORDER BY
-        over a million rows spills rather than holding them (0.5 GB more at 11,000 repositories)."""
+        over a million rows spills rather than holding them (0.5 GB more at 11,000 repositories).
+        `row_group_rows`: smaller row groups for a reader that must not hold large ones."""
         out = Path(target)
         out.parent.mkdir(parents=True, exist_ok=True)
+        groups = "" if row_group_rows is None else f", ROW_GROUP_SIZE {int(row_group_rows)}"
         with self.small_budget():
-            self.conn.execute(f"COPY ({sql}) TO '{_sql_path(out)}' (FORMAT parquet)", list(params))
+            self.conn.execute(f"COPY ({sql}) TO '{_sql_path(out)}' (FORMAT parquet{groups})", list(params))
         return out
+
+    def columns(self, table: str) -> list[str]:
+        """A table's columns in their order."""
+        return list(self._column_types(table))
 
     def all_tables(self) -> list[str]:
         return [

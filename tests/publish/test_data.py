@@ -1,0 +1,74 @@
+"""Reading a snapshot for publishing: listings hold a narrow row per project; each project is read
+back whole, one at a time, from the detail files; a digest per project follows every stored row."""
+
+import json
+import shutil
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from porchlamp.publish import load_site_data
+from porchlamp.publish.data import LIST_COLUMNS
+from porchlamp.store import Store
+
+
+def _stored(s: Store, when: Any) -> dict[str, Any]:
+    comps: dict[str, dict[str, Any]] = defaultdict(dict)
+    for r in s.query("SELECT * FROM component_results WHERE as_of = ?", [when]):
+        comps[r["repo"]][r["component"]] = {"score": r["score"], "inputs": json.loads(r["inputs"]), "reason": r["reason"]}
+    return {
+        "results": {r["repo"]: r for r in s.query("SELECT * FROM results WHERE as_of = ?", [when])},
+        "components": comps,
+        "explain": {(r["repo"], r["profile"]): json.loads(r["explain"] or "[]")
+                    for r in s.query("SELECT repo, profile, explain FROM profile_results WHERE as_of = ?", [when])},
+        "prs": {r["repo"]: r["n"] for r in s.query("SELECT repo, count(*) AS n FROM pr_results WHERE as_of = ? GROUP BY repo", [when])},
+    }
+
+
+def test_listings_are_narrow_and_each_project_reads_back_whole(published: tuple[Path, dict[str, Any]]) -> None:
+    with Store(published[0].parent / "s.duckdb", read_only=True) as s:
+        site = load_site_data(s)
+        stored = _stored(s, site.as_of)
+    assert len(site.projects) == 300
+    assert all(tuple(p.row) == LIST_COLUMNS and not p.components and not p.prs for p in site.projects)
+    assert all("explain" not in goal for p in site.projects for goal in p.profiles.values())
+    whole = list(site.detailed())
+    assert [p.repo for p in whole] == [p.repo for p in site.projects]
+    assert sum(len(p.prs) for p in whole) == sum(stored["prs"].values()) > 10_000
+    for p in whole:
+        assert p.row == stored["results"][p.repo]  # every column, evidence included
+        assert p.components == stored["components"].get(p.repo, {})
+        assert list(p.components) == [c for c in ("responsiveness", "accessibility", "governance", "dependents", "review_ci", "reach",
+                                                  "systems_fit", "ai_readiness") if c in p.components]
+        assert {g: goal["explain"] for g, goal in p.profiles.items()} == {g: stored["explain"][p.repo, g] for g in p.profiles}
+        assert len(p.prs) == stored["prs"].get(p.repo, 0)
+        assert [x["number"] for x in p.prs] == sorted((x["number"] for x in p.prs), reverse=True)
+        assert p.issues == (p.components.get("accessibility") or {}).get("inputs", {}).get("good_first_issues", [])
+    with_issues = [p for p in whole if p.issues]
+    assert len(with_issues) >= 20
+    some = [site.projects[i].repo for i in (3, 150, 299)]
+    assert [p.repo for p in site.detailed(only=list(reversed(some)))] == some  # in name order, whatever was asked
+
+
+def test_a_project_digest_moves_with_any_of_its_stored_rows(published: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    shutil.copy(published[0].parent / "s.duckdb", db)
+    with Store(db) as s:
+        before = load_site_data(s)
+        when = before.as_of
+        ranked = [p.repo for p in before.projects if p.status == "ranked"]
+        with_prs = [r["repo"] for r in s.query("SELECT DISTINCT repo FROM pr_results WHERE as_of = ? ORDER BY repo", [when])]
+        moved = {"results": ranked[0], "profile_results": ranked[1], "component_results": ranked[2],
+                 "pr_results": next(r for r in with_prs if r not in ranked[:3])}
+        s.conn.execute("UPDATE results SET evidence = evidence || ' ' WHERE as_of = ? AND repo = ?", [when, moved["results"]])
+        s.conn.execute("UPDATE profile_results SET explain = '[]' WHERE as_of = ? AND repo = ? AND profile = 'career'",
+                       [when, moved["profile_results"]])
+        s.conn.execute("UPDATE component_results SET reason = reason || '.' WHERE as_of = ? AND repo = ? AND component = 'reach'",
+                       [when, moved["component_results"]])
+        s.conn.execute("UPDATE pr_results SET title = 'renamed' WHERE as_of = ? AND repo = ? AND number = "
+                       "(SELECT min(number) FROM pr_results WHERE as_of = ? AND repo = ?)", [when, moved["pr_results"]] * 2)
+        # How a verdict was reached is no part of what a page shows.
+        s.conn.execute("UPDATE results SET inputs = 'other', valid_until = NULL WHERE as_of = ? AND repo = ?", [when, ranked[5]])
+        after = load_site_data(s)
+    assert set(before.digests) == set(after.digests) == {p.repo for p in before.projects}
+    assert {r for r in before.digests if before.digests[r] != after.digests[r]} == set(moved.values())
