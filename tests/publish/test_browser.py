@@ -4,6 +4,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from browsing import until
+
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "rankings.png"
 
 
@@ -43,6 +45,28 @@ def test_home_lists_ranked_projects(browser: Any, server: Any, published: tuple[
     ctx.close()
 
 
+def test_the_index_is_fetched_on_the_first_change_of_view_not_on_arrival(browser: Any, server: Any) -> None:
+    ctx, page, _ = _page(browser)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
+    page.goto(server.url + "rankings/default/all/page-2.html")
+    _ready(page)
+    assert "rankings.json" not in asked and "search.json" not in asked
+    served = [r[1] for r in _rows(page)]
+    assert "page 2 of" in page.inner_text("#count") and len(served) == 50
+    page.click("nav.pager >> text=previous")  # buttons from the start, moving from the page this file is
+    until(page, "location.hash.includes('goal=default') && !location.hash.includes('page=')")
+    until(page, "document.querySelector('#rankings caption').textContent.includes('page 1 of')")
+    first = [r[1] for r in _rows(page)]
+    page.click("nav.pager >> text=next")
+    until(page, "location.hash.includes('page=2')")
+    assert [r[1] for r in _rows(page)] == served and first != served  # the same page 2 as the file itself
+    page.select_option("#profile", "career")
+    until(page, "document.querySelector('#rankings caption').textContent.startsWith('Career')")
+    assert asked.count("rankings.json") == 1
+    ctx.close()
+
+
 def test_profile_switch_reorders_and_shows_delta(browser: Any, server: Any) -> None:
     ctx, page, _ = _page(browser)
     page.goto(server.url)
@@ -51,7 +75,7 @@ def test_profile_switch_reorders_and_shows_delta(browser: Any, server: Any) -> N
     assert all(r[9] == "0" for r in _rows(page))  # default against itself: the column is hidden there
     assert not page.is_visible("#rankings tbody tr td.c-delta")
     page.select_option("#profile", "first-contribution")
-    page.wait_for_function("document.querySelector('#rankings caption').textContent.startsWith('First contribution')")
+    until(page, "document.querySelector('#rankings caption').textContent.startsWith('First contribution')")
     after = _rows(page)
     assert [r[1] for r in after] != before
     assert any(r[9] not in ("0", "–") for r in after) and page.is_visible("#rankings tbody tr td.c-delta")
@@ -65,12 +89,12 @@ def test_ecosystem_and_search_filters(browser: Any, server: Any) -> None:
     _ready(page)
     eco = page.eval_on_selector("#ecosystem", "s => s.options[1].value")
     page.select_option("#ecosystem", eco)
-    page.wait_for_function(f"document.querySelector('#rankings caption').textContent.includes({eco!r})")
+    until(page, f"document.querySelector('#rankings caption').textContent.includes({eco!r})")
     rows = _rows(page)
     assert rows and all(r[7] == eco for r in rows)
     name = rows[0][1]
     page.fill("#search", name)
-    page.wait_for_function("document.querySelectorAll('#rankings tbody tr').length === 1")
+    until(page, "document.querySelectorAll('#rankings tbody tr').length === 1")
     assert _rows(page)[0][1] == name
     ctx.close()
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from browsing import until
+
 from porchlamp.config import Settings
 from porchlamp.publish import load_site_data, publish
 from porchlamp.publish.data import slug
@@ -90,7 +92,7 @@ def test_hostile_names_link_and_never_run(hostile_site: tuple[Path, Path, dict[s
             page.goto(server.url)
             page.wait_for_selector("html[data-ready='1']", timeout=15_000)
             page.fill("#search", new)
-            page.wait_for_function("document.querySelectorAll('#rankings tbody tr').length === 1")
+            until(page, "document.querySelectorAll('#rankings tbody tr').length === 1")
             link = page.locator("#rankings tbody tr a").first
             assert link.inner_text() == new  # shown as text
             link.click()  # the script-built link reaches the pre-rendered page

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from browsing import until
+
 AXE = Path(__file__).resolve().parents[2] / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 PAGES = ["index.html", "not-ranked.html", "report.html", "method.html", "all/a.html", "start.html", "changes.html"]
 
@@ -201,12 +203,12 @@ def test_the_view_lives_in_the_address(browser: Any, server: Any, published: tup
     assert (page.input_value("#profile"), page.input_value("#ecosystem"), page.input_value("#search")) == ("career", eco, "a")
     assert page.locator("#rankings thead th[data-key='stars']").get_attribute("aria-sort") == "descending"
     page.go_back()  # before the sort
-    page.wait_for_function("document.querySelector(\"#rankings thead th[data-key='stars']\").getAttribute('aria-sort') === 'none'")
+    until(page, "document.querySelector(\"#rankings thead th[data-key='stars']\").getAttribute('aria-sort') === 'none'")
     page.go_back()  # before the ecosystem
-    page.wait_for_function("document.querySelector('#ecosystem').value === ''")
+    until(page, "document.querySelector('#ecosystem').value === ''")
     assert page.input_value("#profile") == "career"
     page.goto(server.url + "#goal=default")
-    page.wait_for_function("document.querySelector('#profile').value === 'default'")  # an edited address is shown
+    until(page, "document.querySelector('#profile').value === 'default'")  # an edited address is shown
     ctx.close()
 
 
@@ -217,7 +219,7 @@ def test_paging_moves_focus_and_announces_the_count(browser: Any, server: Any) -
     assert page.get_attribute("#count", "aria-live") == "polite" and "ranked projects" in page.inner_text("#count")
     first = page.locator("#rankings tbody tr td.c-project a").first.inner_text()
     page.click("nav.pager >> text=next")
-    page.wait_for_function("location.hash.includes('page=2')")
+    until(page, "location.hash.includes('page=2')")
     assert page.evaluate("document.activeElement.tagName") == "CAPTION"
     assert page.evaluate("document.querySelector('#rankings').getBoundingClientRect().top") < 200
     assert page.locator("#rankings tbody tr td.c-project a").first.inner_text() != first

@@ -1,6 +1,8 @@
 // Rankings: switch goal, filter, search every project and sort instantly, from data/v1/rankings.json
 // (and data/v1/search.json, fetched on the first search). The view lives in the address (#goal=...),
-// checked against what exists, so a link, a reload and Back all show the same table.
+// checked against what exists, so a link, a reload and Back all show the same table. The page as
+// served is the view it names, so the index is fetched on the first change of view, not on arrival:
+// it grows with the snapshot (megabytes past 10,000 ranked projects) and most readers never need it.
 // Rows are built with textContent only: nothing from the data is ever parsed as HTML.
 (function () {
   "use strict";
@@ -12,7 +14,7 @@
   var PAGE = 50;
   var KEYS = ["rank", "repo", "tier", "score", "answered_share", "median_hours", "outside_prs", "ecosystem", "stars", "delta"];
   var ASCENDING = { rank: 1, repo: 1, tier: 1, ecosystem: 1, median_hours: 1 };
-  var state = null, index = null, col = {}, all = null, allCol = {};
+  var state = null, index = null, col = {}, all = null, allCol = {}, waiting = null;
   var $ = function (id) { return document.getElementById(id); };
 
   function fmtPct(x) { return x === null || x === undefined ? "–" : Math.round(x * 100) + "%"; }
@@ -61,9 +63,10 @@
   // -- the view in the address, validated --------------------------------------------------------
   function fromAddress() {
     var h = new URLSearchParams(window.location.hash.slice(1));
+    var served = window.location.hash.length > 1 ? "1" : table.getAttribute("data-page");  // the page this file is
     var s = { profile: h.get("goal") || h.get("profile") || "", eco: h.get("ecosystem") || "", lang: h.get("language") || "",
               q: h.get("q") || "", key: h.get("sort") || "rank", dir: h.get("dir") === "desc" ? -1 : 1,
-              page: parseInt(h.get("page") || "1", 10) };
+              page: parseInt(h.get("page") || served || "1", 10) };
     if (options("profile").indexOf(s.profile) === -1) { s.profile = table.getAttribute("data-profile") || "default"; }
     if (options("ecosystem").indexOf(s.eco) === -1) { s.eco = h.has("ecosystem") ? "" : (table.getAttribute("data-ecosystem") || ""); }
     if (options("language").indexOf(s.lang) === -1) { s.lang = ""; }
@@ -95,6 +98,19 @@
   }
 
   // -- the table -------------------------------------------------------------------------------
+  function withIndex(then) {
+    if (index) { then(); return; }
+    if (waiting) { waiting.push(then); return; }
+    waiting = [then];
+    fetch(root + "data/v1/rankings.json").then(function (r) { return r.json(); }).then(function (data) {
+      index = data;
+      data.columns.forEach(function (c, i) { col[c] = i; });
+      var queued = waiting;
+      waiting = null;
+      queued.forEach(function (f) { f(); });
+    });
+  }
+  function show(focusTable) { withIndex(function () { render(focusTable); }); }
   function rows() {
     var q = state.q.toLowerCase();
     var out = index.rows.filter(function (r) {
@@ -171,7 +187,7 @@
       btn.type = "button";
       btn.textContent = b[0];
       btn.disabled = b[1] < 1 || b[1] > pages;
-      btn.addEventListener("click", function () { state.page = b[1]; remember(true); render(true); });
+      btn.addEventListener("click", function () { state.page = b[1]; remember(true); show(true); });
       nav.appendChild(btn);
       if (i === 0) { var s = document.createElement("span"); s.textContent = " page " + state.page + " of " + pages + " "; nav.appendChild(s); }
     });
@@ -217,10 +233,10 @@
     form.hidden = false;
     var views = document.querySelector("nav.views");
     if (views) { views.hidden = true; }
-    $("profile").addEventListener("change", function (e) { state.profile = e.target.value; state.page = 1; remember(true); render(); });
-    $("ecosystem").addEventListener("change", function (e) { state.eco = e.target.value; state.page = 1; remember(true); render(); });
-    $("language").addEventListener("change", function (e) { state.lang = e.target.value; state.page = 1; remember(true); render(); });
-    $("search").addEventListener("input", function (e) { state.q = e.target.value.slice(0, 100); state.page = 1; remember(false); render(); });
+    $("profile").addEventListener("change", function (e) { state.profile = e.target.value; state.page = 1; remember(true); show(); });
+    $("ecosystem").addEventListener("change", function (e) { state.eco = e.target.value; state.page = 1; remember(true); show(); });
+    $("language").addEventListener("change", function (e) { state.lang = e.target.value; state.page = 1; remember(true); show(); });
+    $("search").addEventListener("input", function (e) { state.q = e.target.value.slice(0, 100); state.page = 1; remember(false); show(); });
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
       var key = th.getAttribute("data-key");
@@ -234,21 +250,21 @@
         state.dir = state.key === key ? -state.dir : (ASCENDING[key] ? 1 : -1);
         state.key = key;
         remember(true);
-        render();
+        show();
       });
     });
     // Back, Forward and edits of the address show the view they name.
-    window.addEventListener("popstate", function () { state = fromAddress(); showControls(); render(); });
-    window.addEventListener("hashchange", function () { state = fromAddress(); showControls(); render(); });
+    window.addEventListener("popstate", function () { state = fromAddress(); showControls(); show(); });
+    window.addEventListener("hashchange", function () { state = fromAddress(); showControls(); show(); });
   }
-  fetch(root + "data/v1/rankings.json").then(function (r) { return r.json(); }).then(function (data) {
-    index = data;
-    data.columns.forEach(function (c, i) { col[c] = i; });
-    bind();
-    state = fromAddress();
-    showControls();
-    render();
-    remember(false);
-    document.documentElement.setAttribute("data-ready", "1");
-  });
+  function ready() { document.documentElement.setAttribute("data-ready", "1"); }
+  bind();
+  state = fromAddress();
+  showControls();
+  if (window.location.hash.length > 1) {  // an address that names a view, perhaps not this page's
+    withIndex(function () { render(); remember(false); ready(); });
+  } else {
+    pager(parseInt(table.getAttribute("data-pages") || "1", 10));
+    ready();
+  }
 }());
