@@ -18,6 +18,7 @@ def test_bench_run_small(tmp_path: Path) -> None:
     records = {r["benchmark"]: r for r in map(json.loads, res.stdout.strip().splitlines())}
     assert set(records) >= {"generate_world", "load_world", "evaluate", "rerank", "publish", "page"}
     assert records["evaluate"]["repos"] == 100 and records["page"]["home_bytes"] > 0
+    assert records["page"]["index_bytes"] > 0 and records["page"]["first_change_of_view_ms"] > 0  # the index came on the first change
     rest = subprocess.run([sys.executable, str(BENCH / "rest_equivalent.py"), str(tmp_path / "world100")], capture_output=True,
                           text=True, timeout=300)
     assert rest.returncode == 0, rest.stderr[-2000:]
