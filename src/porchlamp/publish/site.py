@@ -33,6 +33,9 @@ from porchlamp.publish.changes import KIND_TITLES, KINDS
 from porchlamp.publish.data import Project, SiteData, project_files, safe_url, slug, start_issues
 
 PAGE_SIZE = 50
+# Rows on a page of the not-ranked and A–Z lists (about 100 KB): at 100,000 repositories one page of
+# every project not ranked was 26 MB, more than a phone should be asked to load for a list.
+LIST_PAGE = 250
 CHANGE_LIMIT = 200  # per kind on the page; changes.json holds them all
 NOT_RANKED_ORDER = ("black_hole", "undecided", "unrated", "stale", "no_license", "not_real_project", "not_software")
 PROFILE_LABELS = {"default": "Default", "first-contribution": "First contribution", "career": "Career", "systems": "Systems",
@@ -59,6 +62,12 @@ def rank_href(profile: str, eco: str | None, page: int) -> str:
     if profile == "default" and not eco and page == 1:
         return "index.html"
     return f"rankings/{slug(profile)}/{slug(eco) if eco else 'all'}/page-{page}.html"
+
+
+def list_href(first: str, page: int) -> str:
+    """Page `page` of a list whose first page is `first` (`not-ranked.html` → `not-ranked/page-2.html`,
+    `all/a.html` → `all/a/page-2.html`)."""
+    return first if page == 1 else f"{first.removesuffix('.html')}/page-{page}.html"
 
 
 def _pct(x: float | None) -> str:
@@ -160,6 +169,15 @@ class _Writer:
         path.write_text(html, encoding="utf-8")
         self.pages += 1
 
+    def pages_of(self, first: str, rows: list[Project], template: str, **ctx: Any) -> None:
+        """A list in pages of LIST_PAGE rows, the first at `first`, each linked to its neighbours."""
+        pages = max(1, -(-len(rows) // LIST_PAGE))
+        for page in range(1, pages + 1):
+            self.page(list_href(first, page), template, rows=rows[(page - 1) * LIST_PAGE: page * LIST_PAGE], total=len(rows),
+                      page=page, pages=pages, offset=(page - 1) * LIST_PAGE,
+                      prev_href=list_href(first, page - 1) if page > 1 else None,
+                      next_href=list_href(first, page + 1) if page < pages else None, **ctx)
+
 
 def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "") -> int:
     """Write every page that covers the whole snapshot into `out` (which must exist); returns how
@@ -182,15 +200,15 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
                        total=len(rows), rows=rows[(page - 1) * PAGE_SIZE: page * PAGE_SIZE])
     not_ranked = [p for p in site.projects if p.status != "ranked"]
     not_ranked.sort(key=lambda p: (NOT_RANKED_ORDER.index(p.status) if p.status in NOT_RANKED_ORDER else 99, -p.row["stars"], p.repo))
-    w.page("not-ranked.html", "not_ranked.html", rows=not_ranked, status=None)
+    w.pages_of("not-ranked.html", not_ranked, "not_ranked.html", status=None)
     for status in NOT_RANKED_ORDER:
-        w.page(f"not-ranked/{status}.html", "not_ranked.html", rows=[p for p in not_ranked if p.status == status], status=status)
+        w.pages_of(f"not-ranked/{status}.html", [p for p in not_ranked if p.status == status], "not_ranked.html", status=status)
     by_letter: dict[str, list[Project]] = {key: [] for key, _ in LETTERS}
     for p in sorted(site.projects, key=lambda p: p.repo.lower()):
         by_letter[letter_of(p.repo)].append(p)
     for key, label in LETTERS:
-        w.page(f"all/{key}.html", "az.html", rows=by_letter[key], letter=key, letter_label=label, letters=LETTERS,
-               total=len(site.projects))
+        w.pages_of(f"all/{key}.html", by_letter[key], "az.html", letter=key, letter_label=label, letters=LETTERS,
+                   all_total=len(site.projects))
     charts = out / "charts"
     charts.mkdir(parents=True, exist_ok=True)
     for name, svg in report_charts(site.report).items():
