@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from porchlamp.store import Store
+from porchlamp.store import shards as shards_mod
 from porchlamp.store.shards import export_shards, plan_shards, read_accounts, read_shard
 
 
@@ -39,10 +41,13 @@ def test_plan_is_contiguous_and_never_empty(store300: Path, rows: int, least: in
         assert len(shards) >= least
 
 
-def test_shards_read_back_as_the_store_reads(store300: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("per_copy", [64, 2])  # every shard in one COPY, or in several
+def test_shards_read_back_as_the_store_reads(store300: Path, tmp_path: Path, per_copy: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shards_mod, "SHARDS_PER_COPY", per_copy)
     with Store(store300, read_only=True) as s:
         names = s.repo_names()
         shards = plan_shards(s, names, rows_per_shard=20_000, min_shards=3)
+        assert len(shards) >= 3
         export_shards(s, tmp_path, shards)
         whole = list(s.iter_repo_data())
         comments = list(s.iter_repo_data(comments_only=True))
