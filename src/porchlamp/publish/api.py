@@ -226,7 +226,7 @@ def _tables(v1: Path, site: SiteData) -> None:
     if site.prs_file is None:
         pq.write_table(pa.table({c: pa.array([], pa.string()) for c in pr_cols}), v1 / "prs.parquet")
         return
-    source = pq.ParquetFile(site.prs_file)
+    source = pq.ParquetFile(site.prs_file, pre_buffer=False)  # one row group at a time (see data._parquet_rows)
     with pq.ParquetWriter(v1 / "prs.parquet", pa.schema([source.schema_arrow.field(c) for c in pr_cols])) as out:
         for batch in source.iter_batches(batch_size=100_000, columns=pr_cols):
             out.write_batch(batch)

@@ -232,7 +232,9 @@ class _ByRepo:
 
 def _parquet_rows(path: Path, wanted: set[str] | None) -> Iterator[tuple[str, dict[str, Any]]]:
     keep = None if wanted is None else pa.array(sorted(wanted), pa.string())
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=DETAIL_ROWS):
+    # Without pre-buffering: Arrow would otherwise keep every row group it has read until the file
+    # is done (a file's whole compressed size: 0.4 GB at 100,000 repositories), not one at a time.
+    for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=DETAIL_ROWS):
         if keep is not None:
             batch = batch.filter(pc.is_in(batch.column("repo"), value_set=keep))
         cols = {c: _pylist(batch.column(c)) for c in batch.schema.names}  # column by column: faster than per row
