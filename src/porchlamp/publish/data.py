@@ -192,7 +192,8 @@ class SiteData:
         wanted = None if only is None else set(only)
         if self.files is None:
             return
-        results, goals, parts, prs = (_ByRepo(self.files / f"{name}.parquet", wanted)
+        keep = None if wanted is None else pa.array(sorted(wanted), pa.string())  # one lookup set for the four files
+        results, goals, parts, prs = (_ByRepo(self.files / f"{name}.parquet", keep)
                                       for name in ("results", "profiles", "components", "prs"))
         for p in self.projects:
             if wanted is not None and p.repo not in wanted:
@@ -216,8 +217,8 @@ class SiteData:
 class _ByRepo:
     """A detail file's rows (sorted by repo) handed out one project at a time, in the same order."""
 
-    def __init__(self, path: Path, wanted: set[str] | None) -> None:
-        self._rows = _parquet_rows(path, wanted)
+    def __init__(self, path: Path, keep: pa.Array | None) -> None:
+        self._rows = _parquet_rows(path, keep)
         self._head = next(self._rows, None)
 
     def take(self, repo: str) -> list[dict[str, Any]]:
@@ -230,8 +231,7 @@ class _ByRepo:
         return out
 
 
-def _parquet_rows(path: Path, wanted: set[str] | None) -> Iterator[tuple[str, dict[str, Any]]]:
-    keep = None if wanted is None else pa.array(sorted(wanted), pa.string())
+def _parquet_rows(path: Path, keep: pa.Array | None) -> Iterator[tuple[str, dict[str, Any]]]:
     # Without pre-buffering: Arrow would otherwise keep every row group it has read until the file
     # is done (a file's whole compressed size: 0.4 GB at 100,000 repositories), not one at a time.
     for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=DETAIL_ROWS):
