@@ -4,11 +4,12 @@
 
 The store is copied (never changed). Day one is evaluated and published in full. Then the store is
 moved `--days` later with no new rows (a day on which nobody pushed, commented or opened a PR: only
-the window moves), evaluated carrying the verdicts that hold, and published over day one's site
-(keeping the projects whose files do not change), timed against a full evaluation of a copy and a
-full publish over a copy of day one's site. Both days' outputs must be equal (the four result
+the window moves), twice: the second day is evaluated carrying the verdicts that hold and published
+over day one's site (its second generation); the third, timed, is what every later day is: evaluated
+carrying what holds and published over the two generations, against a full evaluation of a copy and a
+full publish over a copy of the second day's site. Both outputs must be equal (the four result
 tables, and every file of the site byte for byte) or the benchmark stops. Last, the same day is
-published again over itself (every project kept): the floor of a publish at this size. The daily figures with
+published again over itself: what is left when nothing changed. The daily figures with
 real activity come from `bench/collect_cost.py --days 1 --evaluate --publish`.
 Prints one JSON object.
 """
@@ -66,8 +67,14 @@ def publish_day(db: Path, when: date, out: Path, full: bool) -> dict[str, Any]:
         site = load_site_data(s, when)
     loaded = time.perf_counter() - t
     summary = publish(site, out, full=full)
-    return {"seconds": round(time.perf_counter() - t, 1), "load_seconds": round(loaded, 1), "pages": summary.pages,
-            "projects_kept": summary.reused, "steps": summary.steps}
+    done = time.perf_counter()
+    # What the standby no longer held is deleted by a process of its own once the site is live; it is
+    # waited for here, so that its disk work lands in no other measurement, and reported apart.
+    home = out.parent / f".{out.name}.generations"
+    while list(home.glob(".trash-*")):
+        time.sleep(0.05)
+    return {"seconds": round(done - t, 1), "load_seconds": round(loaded, 1), "pages": summary.pages,
+            "projects_kept": summary.reused, "steps": summary.steps, "trash_deleted_after": round(time.perf_counter() - done, 1)}
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -80,6 +87,9 @@ def main() -> None:
     ap.add_argument("--days", type=int, default=1, help="how much later the second day is")
     ap.add_argument("--workers", type=int, default=2, help="worker processes for evaluation (1: in this process)")
     ap.add_argument("--work", type=Path, help="where the copies go (default: a temporary directory, removed after)")
+    ap.add_argument("--keep", action="store_true", help="keep the copies (day.duckdb then holds all three days evaluated)")
+    ap.add_argument("--evaluated", action="store_true", help="--store already holds the three days evaluated (a day.duckdb "
+                    "kept by --keep): publish only")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(dir=args.work))
     try:
@@ -88,29 +98,42 @@ def main() -> None:
         with Store(db) as s:  # not read-only: an older store is upgraded first
             first = date.fromisoformat(s.get_meta("collected_as_of") or "")
         second = first + timedelta(days=args.days)
-        report: dict[str, Any] = {"benchmark": "publish_daily", "store": str(args.store), "first": first.isoformat(),
-                                  "second": second.isoformat(), "machine": f"{platform.machine()}, {platform.python_version()}"}
-        report["evaluate_first"] = evaluate(db, first, args.workers, reuse=False)
+        third = second + timedelta(days=args.days)
+        report: dict[str, Any] = {"benchmark": "publish_daily", "store": str(args.store), "days": [str(d) for d in (first, second, third)],
+                                  "machine": f"{platform.machine()}, {platform.python_version()}"}
+        if args.evaluated:
+            with Store(db, read_only=True) as s:
+                first = min(s.conn.execute("SELECT DISTINCT as_of FROM results").fetchall())[0]
+            second = first + timedelta(days=args.days)
+            third = second + timedelta(days=args.days)
+            report["days"] = [str(d) for d in (first, second, third)]
+        else:
+            report["evaluate_first"] = evaluate(db, first, args.workers, reuse=False)
         report["publish_first"] = publish_day(db, first, work / "site", full=True)
-        print(json.dumps({"partial": "first", **report}), file=sys.stderr, flush=True)
-        shutil.copyfile(db, work / "whole.duckdb")
-        shutil.copytree(work / "site", work / "site-full")
-        report["evaluate_full"] = evaluate(work / "whole.duckdb", second, args.workers, reuse=False)
-        report["evaluate_daily"] = evaluate(db, second, args.workers, reuse=True)
-        if tables(db, second) != tables(work / "whole.duckdb", second):
-            raise SystemExit("the day's evaluation differs from the full one")
-        report["publish_full"] = publish_day(db, second, work / "site-full", full=True)
-        report["publish_daily"] = publish_day(db, second, work / "site", full=False)
+        # The second day makes the site's second generation; the third is a publish as every later day is.
+        if not args.evaluated:
+            report["evaluate_second"] = evaluate(db, second, args.workers, reuse=True)
+        report["publish_second"] = publish_day(db, second, work / "site", full=False)
+        print(json.dumps({"partial": "second", **report}), file=sys.stderr, flush=True)
+        shutil.copytree(work / "site", work / "site-full")  # a plain folder: written whole below
+        if not args.evaluated:
+            shutil.copyfile(db, work / "whole.duckdb")
+            report["evaluate_full"] = evaluate(work / "whole.duckdb", third, args.workers, reuse=False)
+            report["evaluate_daily"] = evaluate(db, third, args.workers, reuse=True)
+            if tables(db, third) != tables(work / "whole.duckdb", third):
+                raise SystemExit("the day's evaluation differs from the full one")
+            report["evaluate_ratio"] = round(report["evaluate_daily"]["seconds"] / report["evaluate_full"]["seconds"], 2)
+        report["publish_full"] = publish_day(db, third, work / "site-full", full=True)
+        report["publish_daily"] = publish_day(db, third, work / "site", full=False)
         if tree(work / "site") != tree(work / "site-full"):
             raise SystemExit("the day's site differs from the full publish")
-        # The floor of a publish: the same day again, every project's files kept.
-        report["publish_again"] = publish_day(db, second, work / "site", full=False)
-        report["evaluate_ratio"] = round(report["evaluate_daily"]["seconds"] / report["evaluate_full"]["seconds"], 2)
+        # The same day again: what is left when nothing changed.
+        report["publish_again"] = publish_day(db, third, work / "site", full=False)
         report["publish_ratio"] = round(report["publish_daily"]["seconds"] / report["publish_full"]["seconds"], 2)
         print(json.dumps(report, indent=1))
     finally:
-        shutil.rmtree(work, ignore_errors=True)
-
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 if __name__ == "__main__":
     main()

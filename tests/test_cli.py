@@ -100,7 +100,7 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     pages = json.loads((site / "data" / "v1" / "pages.json").read_text())["projects"]
     assert sum(since == day0.isoformat() for _, since in pages.values()) == kept
     assert set(second["evaluate_steps"]) >= {"digests", "export", "judge", "write_snapshot"}
-    assert set(second["published"]["steps"]) == {"plan", "site_pages", "projects", "dataset", "swap"}
+    assert set(second["published"]["steps"]) == {"plan", "prune", "site_pages", "projects", "dataset", "swap"}
     with Store(db, read_only=True) as s:
         assert s.snapshot_dates() == [day0, day1] and s.get_meta("collected_as_of") == day1.isoformat()
     res = runner.invoke(app, ["prune", "--db", str(db), "--keep-days", "1"])

@@ -584,7 +584,8 @@ def check(
 
 @app.command("publish")
 def publish_cmd(
-    out_dir: Path = typer.Option(..., "--out", help="Directory for the site and dataset (replaced whole when done)."),
+    out_dir: Path = typer.Option(..., "--out", help="Where the site and dataset are served from: a link to the "
+                                  "newest of two generations kept beside it in .DIR.generations, switched when done."),
     db: Path = DB_OPTION,
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Which evaluated snapshot (default: the latest)."),
     issues_url: str = typer.Option("https://github.com/porchlamp/porchlamp/issues/new", "--issues-url",
@@ -594,10 +595,12 @@ def publish_cmd(
 ) -> None:
     """Write the static site (rankings, not ranked, project pages, report, method) and the dataset.
 
-    Hostable on any static host; preview it with `porchlamp serve DIR`. Built beside DIR and
-    swapped in at the end, so a failed run leaves the previous site untouched. A project whose
-    page, record and badge would come out the same as in the site already in DIR keeps those
-    files (and their dates) unwritten: a daily publish rewrites only what changed.
+    Hostable on any static host; preview it with `porchlamp serve DIR`. DIR is a link to one of
+    two generations kept beside it (.DIR.generations/a and b): each publish completes the other
+    one and switches the link in one step, so readers see the old site or the new one and a failed
+    run leaves the served site untouched. A project whose page, record and badge would come out the
+    same keeps those files (and their dates) unwritten: a daily publish writes only what changed.
+    A site in a plain folder (from an earlier version) becomes the first generation.
     """
     from porchlamp.publish import load_site_data, publish
 

@@ -67,7 +67,9 @@ def hostile_site(world300: Path, tmp_path_factory: pytest.TempPathFactory) -> tu
 
 def test_nothing_is_written_outside_the_site(hostile_site: tuple[Path, Path, dict[str, str]]) -> None:
     tmp, site, names = hostile_site
-    assert sorted(p.name for p in (tmp / "out").iterdir()) == ["site"]
+    # The site's path (a link) and its one generation beside it, nothing else.
+    assert sorted(p.name for p in (tmp / "out").iterdir()) == [".site.generations", "site"]
+    assert [p.name for p in (tmp / "out" / ".site.generations").iterdir()] == ["a"]
     assert sorted(p.name for p in tmp.iterdir()) == ["out", "s.duckdb", "world"]
     for new in names.values():
         owner, name = new.split("/", 1)

@@ -234,13 +234,29 @@ class _ByRepo:
 def _parquet_rows(path: Path, keep: pa.Array | None) -> Iterator[tuple[str, dict[str, Any]]]:
     # Without pre-buffering: Arrow would otherwise keep every row group it has read until the file
     # is done (a file's whole compressed size: 0.4 GB at 100,000 repositories), not one at a time.
-    for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(batch_size=DETAIL_ROWS):
+    f = pq.ParquetFile(path, pre_buffer=False)
+    groups = list(range(f.metadata.num_row_groups))
+    if keep is not None:
+        if not len(keep):
+            return
+        # The file is sorted by repo: a row group whose names all fall outside the wanted ones' range is
+        # never read, so a part of the projects costs a part of the file.
+        lo, hi = keep[0].as_py(), keep[-1].as_py()
+        col = next(i for i in range(f.metadata.num_columns) if f.metadata.schema.column(i).path == "repo")
+        groups = [g for g in groups if _may_hold(f.metadata.row_group(g).column(col).statistics, lo, hi)]
+    for batch in f.iter_batches(batch_size=DETAIL_ROWS, row_groups=groups):
         if keep is not None:
             batch = batch.filter(pc.is_in(batch.column("repo"), value_set=keep))
         cols = {c: _pylist(batch.column(c)) for c in batch.schema.names}  # column by column: faster than per row
         repos, names = cols["repo"], list(cols)
         for repo, values in zip(repos, zip(*cols.values())):
             yield repo, dict(zip(names, values))
+
+
+def _may_hold(stats: Any, lo: str, hi: str) -> bool:
+    if stats is None or not stats.has_min_max:
+        return True
+    return not (stats.max < lo or stats.min > hi)
 
 
 def _ordered(items: dict[str, Any], order: Collection[str]) -> dict[str, Any]:

@@ -7,12 +7,14 @@ Jinja2 autoescapes everything; links are only ever http(s) URLs or the site's ow
 
 from __future__ import annotations
 
+import itertools
+import multiprocessing
 import os
-import shutil
-import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Set as AbstractSet
+from dataclasses import dataclass, field, replace
+from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,13 +25,12 @@ from jinja2.filters import do_truncate
 from markupsafe import Markup, escape
 
 from porchlamp.config import COMPONENTS
-from porchlamp.errors import SiteError
 from porchlamp.evaluate import components as components_mod
 from porchlamp.laps import Laps
-from porchlamp.publish import api, reuse
+from porchlamp.publish import api, generations, reuse
 from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
-from porchlamp.publish.changes import KIND_TITLES, KINDS
+from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
 from porchlamp.publish.data import Project, SiteData, project_files, safe_url, slug, start_issues
 
 PAGE_SIZE = 50
@@ -51,7 +52,7 @@ class PublishSummary:
     bytes: int
     seconds: float
     reused: int = 0  # projects whose files were linked unchanged from the previous site
-    steps: dict[str, float] = field(default_factory=dict)  # seconds by step: plan, site_pages, projects, dataset, swap
+    steps: dict[str, float] = field(default_factory=dict)  # seconds by step: plan, prune, site_pages, projects, dataset, swap
 
 
 def project_href(p: Project) -> str:
@@ -241,24 +242,70 @@ def _project_common(site: SiteData) -> dict[str, Any]:
 
 
 def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path | None, issues_url: str = DEFAULT_ISSUES_URL,
-                   site_url: str = "", progress: Callable[[int], None] | None = None) -> int:
-    """Each project's page, record and badges: linked from the `previous` site where the plan says
-    they hold, written otherwise (one pass over the PRs, read only for those). Returns the project pages."""
-    if previous is not None and plan.reuse:
-        reuse.carry_files(sorted(plan.reuse), previous, out)
-        if progress:
-            progress(len(plan.reuse))
+                   site_url: str = "", progress: Callable[[int], None] | None = None,
+                   kept: AbstractSet[str] = frozenset(), workers: int = 1) -> int:
+    """Each project's page, record and badges: none for the projects `kept` (`out` holds their files
+    already), linked from the `previous` site where the plan says they hold, written otherwise (one
+    pass over the PRs, read only for those; in parts on `workers` processes when there are enough).
+    Returns the project pages."""
+    if previous is not None and plan.reuse - kept:
+        reuse.carry_files(sorted(plan.reuse - kept), previous, out)
+    if progress and plan.reuse | kept:
+        progress(len(plan.reuse | kept))
+    todo = [p for p in site.projects if p.repo not in plan.reuse and p.repo not in kept]
+    if workers > 1 and len(todo) >= PARALLEL_FROM:
+        written = _write_in_parts(site, out, todo, plan.since, issues_url, site_url, progress, workers)
+    else:
+        written = _write_part(_part(site, todo), out, plan.since, issues_url, site_url, progress)
+    return written + len(plan.reuse | kept)
+
+
+# Projects to write before a second process pays for its start (about a second), and projects a task.
+PARALLEL_FROM = 1_000
+PART = 200
+
+
+def _part(site: SiteData, projects: list[Project]) -> SiteData:
+    """What writing these projects' files needs of the snapshot, small enough to hand to a process."""
+    changes = None if site.changes is None else Changes(site.changes.as_of, site.changes.previous)
+    return replace(site, report={}, projects=projects, changes=changes, digests={})
+
+
+def _write_part(site: SiteData, out: Path, since: dict[str, date], issues_url: str, site_url: str,
+                progress: Callable[[int], None] | None = None) -> int:
     w = _Writer(out, environment(), _project_common(site))
-    changes = site.changes
-    for p in site.detailed(only=[p.repo for p in site.projects if p.repo not in plan.reuse]):
-        since = plan.since[p.repo]
-        w.page(project_href(p), "project.html", p=p, page_as_of=since, previous=changes.previous if changes and p.change else None,
+    previous = site.changes.previous if site.changes else None
+    for p in site.detailed(only=[p.repo for p in site.projects]):
+        w.page(project_href(p), "project.html", p=p, page_as_of=since[p.repo], previous=previous if p.change else None,
                github=f"https://github.com/{p.repo}", outside=p.outside(), excluded=p.excluded_counts(), times=p.response_times(),
                issues=p.good_first_issues(), dispute=dispute_url(p, issues_url), site_url=site_url)
-        api.write_project(out, p, site, since)
+        api.write_project(out, p, site, since[p.repo])
         if progress:
             progress(1)
-    return w.pages + len(plan.reuse)
+    return w.pages
+
+
+def _write_in_parts(site: SiteData, out: Path, todo: list[Project], since: dict[str, date], issues_url: str,
+                    site_url: str, progress: Callable[[int], None] | None, workers: int) -> int:
+    """Parts of PART projects in name order, each a task for a pool of fresh processes (not forked:
+    this one may hold threads and their locks); at most two parts per process are handed out at once,
+    so what waits to be written is never the whole snapshot."""
+    parts = iter([todo[i:i + PART] for i in range(0, len(todo), PART)])
+    pages = 0
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        running: dict[Future[int], int] = {}
+        while True:
+            for chunk in itertools.islice(parts, 2 * workers - len(running)):
+                part = _part(site, chunk)
+                running[pool.submit(_write_part, part, out, {p.repo: since[p.repo] for p in chunk}, issues_url, site_url)] = len(chunk)
+            if not running:
+                return pages
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                pages += future.result()
+                written = running.pop(future)
+                if progress:
+                    progress(written)
 
 
 def _tree_bytes(root: Path) -> int:
@@ -273,36 +320,44 @@ def _tree_bytes(root: Path) -> int:
 
 
 def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
-            progress: Callable[[int], None] | None = None, full: bool = False) -> PublishSummary:
-    """Build the site and dataset beside `out`, then swap it into place: a crash midway leaves
-    the previous site as it was. A project's files that would be written the same as the previous
-    site's are linked from it instead (`full`: written all the same, to the same bytes)."""
+            progress: Callable[[int], None] | None = None, full: bool = False, workers: int | None = None) -> PublishSummary:
+    """Complete the standby generation of the site at `out` and swap it into place in one rename: a
+    crash midway leaves the live site as it was (`generations`). A project's files that would be
+    written the same are kept where the standby already holds them, or linked from the live site
+    (`full`: written all the same, to the same bytes). Projects are written on `workers` processes
+    (default: one per core) when there are enough of them."""
     t0 = time.perf_counter()
     lap = Laps()
-    target = Path(out).resolve()
+    given = Path(out)
+    target = given.parent.resolve() / given.name  # the last part may be the link: never resolved
     target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists() and any(target.iterdir()) and not (target / "data" / "v1" / "index.json").exists():
-        raise SiteError(f"{target}: exists and is not a Porchlamp site; choose an empty or new directory")
-    previous = target if (target / "data" / "v1" / "index.json").exists() else None
-    plan = reuse.plan(site, previous, reuse.site_basis(site, issues_url, site_url), full)
+    slots = generations.prepare(target)
+    plan = reuse.plan(site, slots.live, reuse.site_basis(site, issues_url, site_url), full)
     lap("plan")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-new-", dir=target.parent))
-    try:
-        pages = render_site(site, tmp, issues_url, site_url)
-        lap("site_pages")
-        pages += write_projects(site, tmp, plan, previous, issues_url, site_url, progress)
-        lap("projects")
-        api.write_dataset(tmp, site)
-        api.write_json(tmp / reuse.MANIFEST, plan.manifest())
-        lap("dataset")
-        old = target.parent / f".{target.name}-old-{os.getpid()}"
-        if target.exists():
-            os.replace(target, old)
-        os.replace(tmp, target)
-        shutil.rmtree(old, ignore_errors=True)
-        lap("swap")
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    # The standby's manifest goes first: a generation has one only once it is complete, so after a
+    # crash from here on nothing of it is trusted.
+    held = reuse.read_manifest(slots.standby)
+    (slots.standby / reuse.MANIFEST).unlink(missing_ok=True)
+    kept = set() if full else {r for r, k in plan.keys.items() if held.get(r) == (k, plan.since[r])}
+    found = generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)})
+    whole = {r for r in kept if all(str(rel) in found for rel in project_files(r))}
+    for r in kept - whole:  # some file gone: written again, so the rest go too (never rewritten in place)
+        for rel in project_files(r):
+            (slots.standby / rel).unlink(missing_ok=True)
+    kept = whole
+    lap("prune")
+    root = slots.standby
+    pages = render_site(site, root, issues_url, site_url)
+    lap("site_pages")
+    pages += write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
+                            workers or os.cpu_count() or 1)
+    lap("projects")
+    api.write_dataset(root, site)
+    api.write_json(root / reuse.MANIFEST, plan.manifest())
+    lap("dataset")
+    generations.swap(slots)
+    generations.discard(target)
+    lap("swap")
     size = _tree_bytes(target)
-    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse), lap.steps)
+    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse | kept),
+                          lap.steps)

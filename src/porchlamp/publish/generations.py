@@ -1,0 +1,136 @@
+"""Where a published site lives: two generations in a hidden folder beside it, the live one named by
+a symbolic link at the site's path, so a publish completes the other one and swaps the link in one rename.
+
+The standby generation (the site as it was two publishes ago) keeps every file that still holds; what
+it no longer needs is moved aside and deleted after the switch. Readers see the old site or the new
+one, never neither.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from porchlamp.errors import SiteError
+
+NAMES = ("a", "b")
+TRASH = ".trash-"
+
+
+def home_of(target: Path) -> Path:
+    """The folder that holds `target`'s generations: `.site.generations` beside `site`."""
+    return target.parent / f".{target.name}.generations"
+
+
+@dataclass(frozen=True)
+class Slots:
+    """A site's path, its live generation (None before the first publish) and the one to complete."""
+    target: Path
+    live: Path | None
+    standby: Path
+
+
+def is_site(path: Path) -> bool:
+    return (path / "data" / "v1" / "index.json").is_file()
+
+
+def prepare(target: Path) -> Slots:
+    """Find (or make) the generations of the site at `target`, an absolute path whose last part is
+    not resolved. A site published before generations existed (a plain folder) becomes the live
+    generation: moved, then named by the link (the one publish in which the path is briefly absent)."""
+    home = home_of(target)
+    if target.is_symlink():
+        link = os.readlink(target)
+        live = (target.parent / link)
+        if Path(link).parent != Path(home.name) or live.name not in NAMES:
+            raise SiteError(f"{target}: is a link to {link}, not one Porchlamp made; publish to another path or remove the link")
+        if not is_site(live):
+            raise SiteError(f"{target}: its generation {live} holds no site; remove {target} and {home} to publish afresh")
+    elif target.exists():
+        if not target.is_dir():
+            raise SiteError(f"{target}: exists and is not a folder; choose an empty or new directory")
+        if is_site(target):
+            home.mkdir(exist_ok=True)
+            _clear(home / NAMES[0])
+            os.replace(target, home / NAMES[0])
+            _link(target, NAMES[0])
+            live = home / NAMES[0]
+        elif any(target.iterdir()):
+            raise SiteError(f"{target}: exists and is not a Porchlamp site; choose an empty or new directory")
+        else:
+            target.rmdir()
+            live = None
+    else:
+        live = None
+    home.mkdir(exist_ok=True)
+    standby = home / (NAMES[1] if live is not None and live.name == NAMES[0] else NAMES[0])
+    standby.mkdir(exist_ok=True)
+    return Slots(target, live, standby)
+
+
+def prune(root: Path, keep: set[str]) -> set[str]:
+    """Move every file under `root` whose path (relative, with '/') is not in `keep`, and every folder
+    holding none of them, into a trash folder beside the generations; returns the paths of `keep`
+    found. Files are moved, never rewritten in place (the generations share files, as hard links),
+    and moved rather than deleted because deleting is slow where the disk frees blocks as it goes:
+    `discard` deletes the trash once the new site is live."""
+    held = {str(parent) for rel in keep for parent in Path(rel).parents}
+    trash = root.parent / f"{TRASH}{os.getpid()}-{time.time_ns()}"
+    moved = 0
+    found = set()
+
+    def away(path: str) -> None:
+        nonlocal moved
+        if not moved:
+            trash.mkdir()
+        os.rename(path, trash / str(moved))
+        moved += 1
+
+    for folder, dirs, files in os.walk(root):
+        rel = os.path.relpath(folder, root)
+        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        for name in list(dirs):
+            if prefix + name not in held:
+                away(os.path.join(folder, name))
+                dirs.remove(name)
+        for name in files:
+            if prefix + name in keep:
+                found.add(prefix + name)
+            else:
+                away(os.path.join(folder, name))
+    return found
+
+
+def discard(target: Path) -> list[Path]:
+    """Delete the trash of `target`'s generations in a process of its own that outlives this one:
+    the site is already live, and nothing waits on the disk freeing what it held. Returns the
+    folders being deleted (a publish that died before this step leaves its trash for the next)."""
+    trash = sorted(home_of(target).glob(f"{TRASH}*"))
+    for path in trash:
+        subprocess.Popen(["rm", "-rf", "--", str(path)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    return trash
+
+
+def swap(slots: Slots) -> None:
+    """Point the site's path at the completed standby generation in one rename."""
+    _link(slots.target, slots.standby.name)
+
+
+def _link(target: Path, name: str) -> None:
+    tmp = target.parent / f".{target.name}.link-{os.getpid()}"
+    tmp.unlink(missing_ok=True)
+    os.symlink(Path(home_of(target).name) / name, tmp)
+    os.replace(tmp, target)
+
+
+def _clear(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path)
+

@@ -1,0 +1,152 @@
+"""A site's two generations: each publish completes the standby one and swaps the link; the live
+generation is never written to, and what the standby already holds is neither copied nor rewritten."""
+
+import os
+import time
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from porchlamp.config import Settings
+from porchlamp.errors import SiteError
+from porchlamp.publish import api, generations, load_site_data, publish, reuse
+from porchlamp.snapshot import evaluate_store
+from porchlamp.store import Store
+
+STEP = 3  # days between snapshots: some verdicts end with the window's move, most hold
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
+MARK = 10**18  # a modification time no publish writes (2001-09-09), set on day one's files
+
+
+def marked(root: Path) -> set[str]:
+    return {str(f.relative_to(root)) for f in root.rglob("*") if f.is_file() and f.stat().st_mtime_ns == MARK}
+
+
+@pytest.fixture(scope="module")
+def days(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Three snapshots STEP days apart, evaluated carrying what holds, and read for publishing."""
+    tmp = tmp_path_factory.mktemp("generations")
+    db = tmp / "s.duckdb"
+    db.write_bytes(store300.read_bytes())
+    sites = []
+    with Store(db) as s:
+        first = date.fromisoformat(s.get_meta("collected_as_of"))
+        for i in range(3):
+            when = first + timedelta(days=STEP * i)
+            s.set_meta("collected_as_of", when.isoformat())
+            evaluate_store(s, when, Settings(), reuse=i > 0)
+            sites.append(load_site_data(s, when))
+    # The expected site of each day: every file written (`full`), each after the day before.
+    written = tmp / "written"
+    expected = []
+    for site in sites:
+        publish(site, written, full=True)
+        expected.append(tree(written))
+    return {"sites": sites, "tmp": tmp, "expected": expected}
+
+
+def test_three_days_swap_between_two_generations(days: dict[str, Any], tmp_path: Path) -> None:
+    one, two, three = days["sites"]
+    out = tmp_path / "site"
+    home = generations.home_of(out)
+    publish(one, out)
+    assert out.is_symlink() and os.readlink(out) == f"{home.name}/a"
+    for f in (home / "a").rglob("*"):
+        if f.is_file():
+            os.utime(f, ns=(MARK, MARK))
+    first_bytes = tree(home / "a")
+    publish(two, out)
+    assert os.readlink(out) == f"{home.name}/b"
+    assert tree(home / "a") == first_bytes, "publishing wrote into the live generation"
+    live_two = tree(home / "b")
+    summary = publish(three, out)
+    assert os.readlink(out) == f"{home.name}/a"
+    assert tree(home / "b") == live_two, "publishing wrote into the live generation"
+    assert tree(out) == days["expected"][2]  # byte for byte what writing every file gives
+    # A project unchanged since day one kept its very files in generation a: not copied, not rewritten.
+    manifest = reuse.read_manifest(out)
+    unchanged = [r for r, (_, since) in manifest.items() if since == one.as_of]
+    assert 50 < len(unchanged) < 300 and summary.reused >= len(unchanged)
+    assert marked(home / "a") == {str(rel) for r in unchanged for rel in reuse.project_files(r)}
+    # What generation a no longer needed was moved aside, then deleted by a process of its own.
+    deadline = time.monotonic() + 60
+    while list(home.glob(".trash-*")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sorted(p.name for p in home.iterdir()) == ["a", "b"]
+
+
+def test_a_failed_publish_leaves_the_live_site_and_trusts_nothing_of_the_standby(days: dict[str, Any], tmp_path: Path,
+                                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    one, two, three = days["sites"]
+    out = tmp_path / "site"
+    publish(one, out)
+    publish(two, out)
+    live = tree(out)
+
+    def boom(*a: Any, **k: Any) -> None:
+        raise OSError("disk full")
+
+    with monkeypatch.context() as m:
+        m.setattr(api, "write_dataset", boom)
+        with pytest.raises(OSError, match="disk full"):
+            publish(three, out)
+    assert tree(out) == live
+    standby = generations.home_of(out) / "a"
+    assert not (standby / reuse.MANIFEST).exists(), "a half-built generation must not look complete"
+    # The next publish writes the standby's projects again rather than trust what the failure left.
+    publish(three, out)
+    assert tree(out) == days["expected"][2]
+
+
+def test_a_plain_folder_site_becomes_the_first_generation(days: dict[str, Any], tmp_path: Path) -> None:
+    one, two, _ = days["sites"]
+    out = tmp_path / "site"
+    publish(one, out)
+    legacy = tmp_path / "legacy"
+    os.rename(os.path.realpath(out), legacy)  # a site as earlier versions left it: a plain folder
+    before = tree(legacy)
+    summary = publish(two, legacy)
+    assert legacy.is_symlink() and tree(generations.home_of(legacy) / "a") == before
+    assert summary.reused > 100  # the earlier site's unchanged projects are linked, not written
+
+
+def test_paths_it_will_not_take(tmp_path: Path, days: dict[str, Any]) -> None:
+    one = days["sites"][0]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link = tmp_path / "linked"
+    link.symlink_to(elsewhere)
+    with pytest.raises(SiteError, match="not one Porchlamp made"):
+        publish(one, link)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine")
+    with pytest.raises(SiteError, match="not a Porchlamp site"):
+        publish(one, busy)
+    assert (busy / "notes.txt").read_text() == "mine" and not generations.home_of(busy).exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    publish(one, empty)
+    assert empty.is_symlink() and (empty / "index.html").is_file()
+
+
+def test_projects_written_in_parts_on_two_processes_are_the_same_bytes(days: dict[str, Any], tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from porchlamp.publish import site as site_mod
+
+    three = days["sites"][2]
+    one = publish(three, tmp_path / "one", workers=1)
+    monkeypatch.setattr(site_mod, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(site_mod, "PART", 37)  # parts that end inside row groups of the detail files
+    seen: list[int] = []
+    two = publish(three, tmp_path / "two", workers=2, progress=seen.append)
+    assert tree(tmp_path / "two") == tree(tmp_path / "one")
+    assert two.pages == one.pages and sum(seen) == 300 and len(seen) == -(-300 // 37)
+    assert publish(three, tmp_path / "quiet", workers=2).pages == one.pages  # no progress to report to
