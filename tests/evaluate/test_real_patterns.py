@@ -3,14 +3,18 @@ each small enough to read: where the pattern comes from a public thread, its add
 
 from dataclasses import replace
 from datetime import timedelta
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import AS_OF, NOW, T0, accounts, context, data, item, judged, pr
 
 from porchlamp.config import Settings
-from porchlamp.evaluate import gates as g
+from porchlamp.evaluate import gates as g, templates
 from porchlamp.evaluate.engine import evaluate_repo, templates_of, window
 from porchlamp.evaluate.rules import load_rules
-from porchlamp.evaluate.templates import TemplateCounter, TemplateIndex, fingerprint, normalise, sightings
+from porchlamp.evaluate.templates import MAX_CHARS, TemplateCounter, TemplateIndex, _normalised, fingerprint, normalise, sightings
 from porchlamp.evaluate.bots import Bots
 from porchlamp.models import Commit, CommunityFiles
 
@@ -132,6 +136,28 @@ def test_normalising_and_fingerprints() -> None:
     assert normalise(a) == normalise(b)
     assert fingerprint("Thanks!", S.templates) is None and fingerprint("LGTM, merging this now.", S.templates) is None
     assert fingerprint(a + " " * 3 + "It updates on every push to the branch.", S.templates) is not None
+
+
+TOKENS = st.sampled_from(["coverage", "report", "İstanbul", "٣٤", "\u00a0", "\n", "  ", "|", "---", "**bold**", "`x`", "[link](",
+                          "https://cov.example/pr/12?x=1", "www.example.org/a", "@alice-b", "1a2b3c4d", "deadbeefcafe", "42",
+                          "<a href='x y'>", "<br>", ">", "-", "café", "e\u0301", "_", "ok.", "\t"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(TOKENS, min_size=0, max_size=900), st.integers(0, 3), st.booleans(), st.sampled_from([4, 40, 300, 1600]))
+def test_a_long_text_is_normalised_as_if_read_whole(tokens: list[str], spaces: int, tags: bool, prefix: int) -> None:
+    """Normalising a long comment from its first part gives what the whole text gives (without tags
+    the first part is what is read; with one, the whole text). Shorter first parts than the real
+    one put the cut inside the part of the result that counts, where a wrong cut would show."""
+    text = (" " * spaces).join(t for t in tokens if tags or "<" not in t)
+    with patch.object(templates, "PREFIX", prefix):
+        assert normalise(text) == _normalised(text.lower())[:MAX_CHARS]
+        # What that rests on, whatever the length of the result: the part before the cut
+        # normalises to the start of what the whole text does.
+        low = text.lower()
+        cut = templates._cut(low)
+        if cut is not None:
+            assert _normalised(low).startswith(_normalised(low[:cut]))
 
 
 def test_saved_replies_across_projects_are_templates_and_short_thanks_are_not() -> None:

@@ -2,6 +2,9 @@
 generation is never written to, and what the standby already holds is neither copied nor rewritten."""
 
 import os
+import signal
+import subprocess
+import sys
 import time
 from datetime import date, timedelta
 from pathlib import Path
@@ -150,3 +153,46 @@ def test_projects_written_in_parts_on_two_processes_are_the_same_bytes(days: dic
     assert tree(tmp_path / "two") == tree(tmp_path / "one")
     assert two.pages == one.pages and sum(seen) == 300 and len(seen) == -(-300 // 37)
     assert publish(three, tmp_path / "quiet", workers=2).pages == one.pages  # no progress to report to
+
+
+KILLED_MIDWAY = """
+import os, signal, sys
+import psutil
+from porchlamp.publish import load_site_data, publish, site
+from porchlamp.store import Store
+
+site.PARALLEL_FROM, site.PART = 1, 5
+with Store(sys.argv[1], read_only=True) as s:
+    data = load_site_data(s)
+
+def killed(n):
+    with open(sys.argv[3], "w") as f:
+        f.write(" ".join(str(c.pid) for c in psutil.Process().children(recursive=True)))
+    os.kill(os.getpid(), signal.SIGKILL)
+
+publish(data, sys.argv[2], workers=2, progress=killed)
+"""
+
+
+def test_writing_processes_end_with_a_killed_publish(days: dict[str, Any], tmp_path: Path) -> None:
+    import psutil
+
+    pids = tmp_path / "pids"
+    # Output to a file, not a pipe: a process left behind would hold a pipe open and hang the wait.
+    with (tmp_path / "stderr").open("w") as err:
+        run = subprocess.run([sys.executable, "-c", KILLED_MIDWAY, str(days["tmp"] / "s.duckdb"), str(tmp_path / "site"),
+                              str(pids)], stdout=subprocess.DEVNULL, stderr=err, timeout=300)
+    assert run.returncode == -signal.SIGKILL, (tmp_path / "stderr").read_text()
+    children = [int(p) for p in pids.read_text().split()]
+    assert len(children) >= 2  # the writing processes (and multiprocessing's helper)
+    def alive(pid: int) -> bool:
+        try:
+            return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
+
+    deadline = time.monotonic() + 20
+    while any(alive(p) for p in children):
+        assert time.monotonic() < deadline, "a writing process outlived the publish"
+        time.sleep(0.2)
+    assert not (tmp_path / "site").exists()  # nothing half-built was switched in

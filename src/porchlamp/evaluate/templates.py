@@ -35,15 +35,40 @@ MAX_CHARS = 400  # two messages that agree this far are the same message
 BATCH_REPOS = 500  # repositories' sightings folded into a count at once
 
 
+PREFIX = 4 * MAX_CHARS  # a long text is normalised from about this far first
+
+
 def normalise(text: str) -> str:
     """Text with what changes between two posts of one template (links, hashes, numbers, mentions,
     markup, spacing, case) taken out."""
-    s = _URL.sub(" url ", text.lower())
+    low = text.lower()
+    # Only the first MAX_CHARS of the result count, and a long comment (a coverage table, a deploy
+    # preview) would be scanned whole five times for them: the part before a safe cut first.
+    cut = _cut(low)
+    if cut is not None:
+        head = _normalised(low[:cut])
+        if len(head) >= MAX_CHARS:
+            return head[:MAX_CHARS]
+    return _normalised(low)[:MAX_CHARS]
+
+
+def _cut(low: str) -> int | None:
+    """Where a long text can be cut so that the result of the part before it is the start of the
+    whole text's: at a space (no pattern but a tag reaches across one) with no '<' before it (no tag
+    open). None for a short text or no such place."""
+    if len(low) <= PREFIX:
+        return None
+    cut = low.find(" ", PREFIX)
+    return cut if cut > 0 and "<" not in low[:cut] else None
+
+
+def _normalised(low: str) -> str:
+    s = _URL.sub(" url ", low)
     s = _MENTION.sub(" user ", s)
     s = _HEX.sub(" hex ", s)
     s = _NUMBER.sub(" n ", s)
     s = _MARKUP.sub(" ", s)
-    return _SPACE.sub(" ", s).strip()[:MAX_CHARS]
+    return _SPACE.sub(" ", s).strip()
 
 
 def fingerprint(text: str, settings: TemplateSettings) -> int | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from collections.abc import Callable, Set as AbstractSet
@@ -292,7 +293,8 @@ def _write_in_parts(site: SiteData, out: Path, todo: list[Project], since: dict[
     so what waits to be written is never the whole snapshot."""
     parts = iter([todo[i:i + PART] for i in range(0, len(todo), PART)])
     pages = 0
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_exit_with,
+                             initargs=(os.getpid(),)) as pool:
         running: dict[Future[int], int] = {}
         while True:
             for chunk in itertools.islice(parts, 2 * workers - len(running)):
@@ -306,6 +308,17 @@ def _write_in_parts(site: SiteData, out: Path, todo: list[Project], since: dict[
                 written = running.pop(future)
                 if progress:
                     progress(written)
+
+
+def _exit_with(parent: int) -> None:
+    """In a writing process: exit once the publish that started it is gone (killed, say), rather
+    than wait for parts that will never come."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _tree_bytes(root: Path) -> int:
