@@ -82,7 +82,7 @@ def test_three_days_swap_between_two_generations(days: dict[str, Any], tmp_path:
     deadline = time.monotonic() + 60
     while list(home.glob(".trash-*")) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert sorted(p.name for p in home.iterdir()) == ["a", "b"]
+    assert sorted(p.name for p in home.iterdir()) == [".lock", "a", "b"]
 
 
 def test_a_failed_publish_leaves_the_live_site_and_trusts_nothing_of_the_standby(days: dict[str, Any], tmp_path: Path,
@@ -118,6 +118,18 @@ def test_a_plain_folder_site_becomes_the_first_generation(days: dict[str, Any], 
     summary = publish(two, legacy)
     assert legacy.is_symlink() and tree(generations.home_of(legacy) / "a") == before
     assert summary.reused > 100  # the earlier site's unchanged projects are linked, not written
+
+
+def test_a_second_publish_to_the_same_path_at_once_is_refused(days: dict[str, Any], tmp_path: Path) -> None:
+    one = days["sites"][0]
+    out = tmp_path / "site"
+    publish(one, out)
+    live = tree(out)
+    with generations.locked(generations.prepare(out)):  # another publish, midway
+        with pytest.raises(SiteError, match="another publish to this path is running"):
+            publish(one, out)
+        assert tree(out) == live
+    assert publish(one, out).pages > 0  # once it is done, the next goes ahead
 
 
 def test_paths_it_will_not_take(tmp_path: Path, days: dict[str, Any]) -> None:

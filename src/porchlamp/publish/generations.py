@@ -8,10 +8,13 @@ one, never neither.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from porchlamp.errors import SiteError
 
 NAMES = ("a", "b")
 TRASH = ".trash-"
+LOCK = ".lock"
 
 
 def home_of(target: Path) -> Path:
@@ -70,6 +74,22 @@ def prepare(target: Path) -> Slots:
     standby = home / (NAMES[1] if live is not None and live.name == NAMES[0] else NAMES[0])
     standby.mkdir(exist_ok=True)
     return Slots(target, live, standby)
+
+
+@contextmanager
+def locked(slots: Slots) -> Iterator[None]:
+    """Hold the site's generations for one publish: a second publish to the same path at the same
+    time would complete the same standby generation under the first one's feet. The lock goes with
+    the process, so a killed publish leaves none behind."""
+    with open(home_of(slots.target) / LOCK, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SiteError(f"{slots.target}: another publish to this path is running; wait for it to finish") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def prune(root: Path, keep: set[str]) -> set[str]:

@@ -345,32 +345,33 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     target = given.parent.resolve() / given.name  # the last part may be the link: never resolved
     target.parent.mkdir(parents=True, exist_ok=True)
     slots = generations.prepare(target)
-    plan = reuse.plan(site, slots.live, reuse.site_basis(site, issues_url, site_url), full)
-    lap("plan")
-    # The standby's manifest goes first: a generation has one only once it is complete, so after a
-    # crash from here on nothing of it is trusted.
-    held = reuse.read_manifest(slots.standby)
-    (slots.standby / reuse.MANIFEST).unlink(missing_ok=True)
-    kept = set() if full else {r for r, k in plan.keys.items() if held.get(r) == (k, plan.since[r])}
-    found = generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)})
-    whole = {r for r in kept if all(str(rel) in found for rel in project_files(r))}
-    for r in kept - whole:  # some file gone: written again, so the rest go too (never rewritten in place)
-        for rel in project_files(r):
-            (slots.standby / rel).unlink(missing_ok=True)
-    kept = whole
-    lap("prune")
-    root = slots.standby
-    pages = render_site(site, root, issues_url, site_url)
-    lap("site_pages")
-    pages += write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
-                            workers or os.cpu_count() or 1)
-    lap("projects")
-    api.write_dataset(root, site)
-    api.write_json(root / reuse.MANIFEST, plan.manifest())
-    lap("dataset")
-    generations.swap(slots)
-    generations.discard(target)
-    lap("swap")
+    with generations.locked(slots):
+        plan = reuse.plan(site, slots.live, reuse.site_basis(site, issues_url, site_url), full)
+        lap("plan")
+        # The standby's manifest goes first: a generation has one only once it is complete, so after a
+        # crash from here on nothing of it is trusted.
+        held = reuse.read_manifest(slots.standby)
+        (slots.standby / reuse.MANIFEST).unlink(missing_ok=True)
+        kept = set() if full else {r for r, k in plan.keys.items() if held.get(r) == (k, plan.since[r])}
+        found = generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)})
+        whole = {r for r in kept if all(str(rel) in found for rel in project_files(r))}
+        for r in kept - whole:  # some file gone: written again, so the rest go too (never rewritten in place)
+            for rel in project_files(r):
+                (slots.standby / rel).unlink(missing_ok=True)
+        kept = whole
+        lap("prune")
+        root = slots.standby
+        pages = render_site(site, root, issues_url, site_url)
+        lap("site_pages")
+        pages += write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
+                                workers or os.cpu_count() or 1)
+        lap("projects")
+        api.write_dataset(root, site)
+        api.write_json(root / reuse.MANIFEST, plan.manifest())
+        lap("dataset")
+        generations.swap(slots)
+        generations.discard(target)
+        lap("swap")
     size = _tree_bytes(target)
     return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse | kept),
                           lap.steps)
