@@ -20,3 +20,11 @@ def until(page: Any, expression: str, timeout: float = 15.0) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError(f"not true within {timeout:.0f} s: {expression}")
         page.wait_for_timeout(50)
+
+
+def follow(page: Any, link: Any, timeout: float = 15.0) -> None:
+    """Click a link and wait until the page it leads to has loaded. Waiting for the load state alone
+    right after a click can return at once: the page being left is loaded too."""
+    before = page.url
+    link.click()
+    page.wait_for_url(lambda url: url != before, timeout=timeout * 1000)

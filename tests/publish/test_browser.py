@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from browsing import until
+from browsing import follow, until
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "rankings.png"
 
@@ -105,7 +105,7 @@ def test_project_page_links_its_evidence(browser: Any, server: Any, published: t
     ctx, page, _ = _page(browser)
     page.goto(server.url)
     page.goto(f"{server.url}not-ranked/black_hole.html")
-    page.click(f"text={bh['repo']}")
+    follow(page, page.locator(f"text={bh['repo']}"))
     links = page.eval_on_selector_all("table.evidence a", "as => as.map(a => a.href)")
     assert len(links) == bh["outside_prs"] >= 10
     assert all(h.startswith(f"https://github.com/{bh['repo']}/pull/") for h in links)

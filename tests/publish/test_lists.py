@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from browsing import follow
+
 from porchlamp.publish import load_site_data, publish, site as site_mod
 from porchlamp.publish.serve import SiteServer
 from porchlamp.publish.site import NOT_RANKED_ORDER
@@ -68,13 +70,13 @@ def test_paging_a_list_without_javascript(small_pages: tuple[Path, dict[str, Any
         page = ctx.new_page()
         page.goto(f"{server.url}not-ranked/black_hole.html")
         first = page.locator("#not-ranked tbody tr td.c-project a").all_inner_texts()
-        page.click("nav.pager >> text=next")
+        follow(page, page.locator("nav.pager >> text=next"))
         assert "page 2 of" in page.inner_text("#not-ranked caption")
         second = page.locator("#not-ranked tbody tr td.c-project a").all_inner_texts()
         assert second and not set(first) & set(second)
-        page.click("nav.pager >> text=previous")
+        follow(page, page.locator("nav.pager >> text=previous"))
         assert page.locator("#not-ranked tbody tr td.c-project a").all_inner_texts() == first
-        page.click("nav.pager >> text=next")
-        page.click(f"#not-ranked >> text={second[0]}")  # links from a page two folders down still resolve
+        follow(page, page.locator("nav.pager >> text=next"))
+        follow(page, page.locator(f"#not-ranked >> text={second[0]}"))  # links from a page two folders down still resolve
         assert page.locator("h1").inner_text().strip() == second[0]
         ctx.close()

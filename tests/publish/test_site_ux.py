@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from browsing import until
+from browsing import follow, until
 
 AXE = Path(__file__).resolve().parents[2] / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 PAGES = ["index.html", "not-ranked.html", "report.html", "method.html", "all/a.html", "start.html", "changes.html"]
@@ -44,8 +44,7 @@ def test_search_finds_projects_that_are_not_ranked(browser: Any, server: Any, pu
     assert item.locator("a").inner_text() == hole["repo"]
     assert "Black hole" in item.inner_text() and "with no response" in item.inner_text()
     assert "0 ranked projects and 1 not ranked match" in page.inner_text("#count")
-    item.locator("a").click()
-    page.wait_for_load_state()
+    follow(page, item.locator("a"))
     assert page.locator("h1").inner_text().strip() == hole["repo"]
     assert errors == []
     ctx.close()
@@ -79,8 +78,7 @@ def test_numbers_agree_everywhere(browser: Any, server: Any, published: tuple[Pa
     answered = first.locator("td.c-answered").inner_text()
     row = next(r for r in rankings["rows"] if r[col["repo"]] == name)
     assert answered == f"{row[col['answered']]} of {row[col['outside_prs']]}"
-    first.locator("td.c-project a").click()
-    page.wait_for_load_state()
+    follow(page, first.locator("td.c-project a"))
     counts = page.inner_text("p.counts")
     assert counts.startswith(f"Outside PRs: {answered} answered within 14 days")
     project = json.loads(next((site / "data" / "v1" / "projects").glob(f"*/{name.split('/')[1]}.json")).read_text())
@@ -119,8 +117,7 @@ def test_what_moves_a_project_names_the_component_and_why(browser: Any, server: 
     page.goto(server.url)
     _ready(page)
     page.fill("#search", mover["repo"])
-    page.locator("#rankings tbody tr td.c-project a").first.click()
-    page.wait_for_load_state()
+    follow(page, page.locator("#rankings tbody tr td.c-project a").first)
     moved = page.locator("#profiles ~ div tbody tr").all_inner_texts()
     line = next(t for t in moved if re.search(r"places? (higher|lower)", t))
     assert re.search(r"weighs \d+ here instead of \d+", line)
@@ -321,7 +318,7 @@ def test_where_to_start_lists_open_issues_only_in_projects_that_answer(browser: 
     eco = page.eval_on_selector("#start tbody tr", "r => r.dataset.eco")
     nojs, p2, _ = _ctx(browser, 1280, js=False)
     p2.goto(f"{server.url}start.html")
-    p2.get_by_role("navigation", name="Ecosystem").get_by_role("link", name=eco, exact=True).click()
+    follow(p2, p2.get_by_role("navigation", name="Ecosystem").get_by_role("link", name=eco, exact=True))
     ecos = p2.eval_on_selector_all("#start tbody tr", "rs => rs.map(r => r.dataset.eco)")
     assert ecos and set(ecos) == {eco}
     assert errors == []
@@ -343,6 +340,6 @@ def test_what_changed_lists_the_planted_changes(browser: Any, server: Any, plant
         items = page.eval_on_selector_all(f"h2#{kind} + ul li", "ls => ls.map(l => l.textContent)")
         assert sorted(i.split(":")[0] for i in items) == sorted(r for r, k in planted_changes.items() if k == kind)
     hole = next(r for r, k in planted_changes.items() if k == "new_black_hole")
-    page.get_by_role("link", name=hole, exact=True).click()
+    follow(page, page.get_by_role("link", name=hole, exact=True))
     assert "became a black hole (was ranked)" in page.inner_text("p.change")
     ctx.close()
