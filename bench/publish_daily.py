@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from porchlamp.config import Settings  # noqa: E402
-from porchlamp.publish import load_site_data, publish  # noqa: E402
+from porchlamp.publish import generations, load_site_data, publish  # noqa: E402
 from porchlamp.publish.data import BOOKKEEPING  # noqa: E402
 from porchlamp.snapshot import evaluate_store  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
@@ -70,8 +70,7 @@ def publish_day(db: Path, when: date, out: Path, full: bool) -> dict[str, Any]:
     done = time.perf_counter()
     # What the standby no longer held is deleted by a process of its own once the site is live; it is
     # waited for here, so that its disk work lands in no other measurement, and reported apart.
-    home = out.parent / f".{out.name}.generations"
-    while list(home.glob(".trash-*")):
+    while list(generations.home_of(out).glob(f"{generations.TRASH}*")):
         time.sleep(0.05)
     return {"seconds": round(done - t, 1), "load_seconds": round(loaded, 1), "pages": summary.pages,
             "projects_kept": summary.reused, "steps": summary.steps, "trash_deleted_after": round(time.perf_counter() - done, 1)}
@@ -96,18 +95,14 @@ def main() -> None:
         db = work / "day.duckdb"
         shutil.copyfile(args.store, db)
         with Store(db) as s:  # not read-only: an older store is upgraded first
-            first = date.fromisoformat(s.get_meta("collected_as_of") or "")
+            # A kept store's collection date has moved on with its days: its first day is its first snapshot.
+            first = (s.conn.execute("SELECT min(as_of) FROM results").fetchone()[0] if args.evaluated
+                     else date.fromisoformat(s.get_meta("collected_as_of") or ""))
         second = first + timedelta(days=args.days)
         third = second + timedelta(days=args.days)
         report: dict[str, Any] = {"benchmark": "publish_daily", "store": str(args.store), "days": [str(d) for d in (first, second, third)],
                                   "machine": f"{platform.machine()}, {platform.python_version()}"}
-        if args.evaluated:
-            with Store(db, read_only=True) as s:
-                first = min(s.conn.execute("SELECT DISTINCT as_of FROM results").fetchall())[0]
-            second = first + timedelta(days=args.days)
-            third = second + timedelta(days=args.days)
-            report["days"] = [str(d) for d in (first, second, third)]
-        else:
+        if not args.evaluated:
             report["evaluate_first"] = evaluate(db, first, args.workers, reuse=False)
         report["publish_first"] = publish_day(db, first, work / "site", full=True)
         # The second day makes the site's second generation; the third is a publish as every later day is.
@@ -134,6 +129,7 @@ def main() -> None:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+
 
 if __name__ == "__main__":
     main()

@@ -197,6 +197,7 @@ def test_writing_processes_end_with_a_killed_publish(days: dict[str, Any], tmp_p
     assert run.returncode == -signal.SIGKILL, (tmp_path / "stderr").read_text()
     children = [int(p) for p in pids.read_text().split()]
     assert len(children) >= 2  # the writing processes (and multiprocessing's helper)
+
     def alive(pid: int) -> bool:
         try:
             return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE

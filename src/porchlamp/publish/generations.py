@@ -92,16 +92,15 @@ def locked(slots: Slots) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def prune(root: Path, keep: set[str]) -> set[str]:
+def prune(root: Path, keep: set[str]) -> None:
     """Move every file under `root` whose path (relative, with '/') is not in `keep`, and every folder
-    holding none of them, into a trash folder beside the generations; returns the paths of `keep`
-    found. Files are moved, never rewritten in place (the generations share files, as hard links),
-    and moved rather than deleted because deleting is slow where the disk frees blocks as it goes:
-    `discard` deletes the trash once the new site is live."""
+    holding none of them, into a trash folder beside the generations. Files are moved, never
+    rewritten in place (the generations share files, as hard links), and moved rather than deleted
+    because deleting is slow where the disk frees blocks as it goes: `discard` deletes the trash
+    once the new site is live."""
     held = {str(parent) for rel in keep for parent in Path(rel).parents}
     trash = root.parent / f"{TRASH}{os.getpid()}-{time.time_ns()}"
     moved = 0
-    found = set()
 
     def away(path: str) -> None:
         nonlocal moved
@@ -118,22 +117,17 @@ def prune(root: Path, keep: set[str]) -> set[str]:
                 away(os.path.join(folder, name))
                 dirs.remove(name)
         for name in files:
-            if prefix + name in keep:
-                found.add(prefix + name)
-            else:
+            if prefix + name not in keep:
                 away(os.path.join(folder, name))
-    return found
 
 
-def discard(target: Path) -> list[Path]:
+def discard(target: Path) -> None:
     """Delete the trash of `target`'s generations in a process of its own that outlives this one:
-    the site is already live, and nothing waits on the disk freeing what it held. Returns the
-    folders being deleted (a publish that died before this step leaves its trash for the next)."""
-    trash = sorted(home_of(target).glob(f"{TRASH}*"))
-    for path in trash:
+    the site is already live, and nothing waits on the disk freeing what it held. A publish that
+    died before this step leaves its trash for the next one."""
+    for path in sorted(home_of(target).glob(f"{TRASH}*")):
         subprocess.Popen(["rm", "-rf", "--", str(path)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True)
-    return trash
 
 
 def swap(slots: Slots) -> None:
@@ -153,4 +147,3 @@ def _clear(path: Path) -> None:
         path.unlink()
     elif path.exists():
         shutil.rmtree(path)
-

@@ -88,11 +88,22 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
         # A date never runs ahead of the snapshot: a site published from a later one is not this one's past.
         if old is not None and old[0] == key and old[1] <= site.as_of:
             since[p.repo] = old[1]
-            if not full and previous_dir is not None and all((previous_dir / f).is_file() for f in project_files(p.repo)):
+            if not full and previous_dir is not None and _whole(previous_dir, p.repo):
                 reuse.add(p.repo)
         else:
             since[p.repo] = site.as_of
     return Plan(keys, since, reuse)
+
+
+def held(plan: Plan, site_dir: Path) -> set[str]:
+    """The projects whose files `site_dir` already holds as the plan would write them: the same
+    digest and date in its manifest, and every file there."""
+    before = read_manifest(site_dir)
+    return {r for r, key in plan.keys.items() if before.get(r) == (key, plan.since[r]) and _whole(site_dir, r)}
+
+
+def _whole(site_dir: Path, repo: str) -> bool:
+    return all((site_dir / f).is_file() for f in project_files(repo))
 
 
 def carry_files(repos: Iterable[str], source: Path, target: Path) -> None:

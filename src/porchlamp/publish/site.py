@@ -249,16 +249,18 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
     already), linked from the `previous` site where the plan says they hold, written otherwise (one
     pass over the PRs, read only for those; in parts on `workers` processes when there are enough).
     Returns the project pages."""
-    if previous is not None and plan.reuse - kept:
-        reuse.carry_files(sorted(plan.reuse - kept), previous, out)
-    if progress and plan.reuse | kept:
-        progress(len(plan.reuse | kept))
-    todo = [p for p in site.projects if p.repo not in plan.reuse and p.repo not in kept]
+    carried = plan.reuse - kept
+    if previous is not None and carried:
+        reuse.carry_files(sorted(carried), previous, out)
+    done = plan.reuse | kept
+    if progress and done:
+        progress(len(done))
+    todo = [p for p in site.projects if p.repo not in done]
     if workers > 1 and len(todo) >= PARALLEL_FROM:
         written = _write_in_parts(site, out, todo, plan.since, issues_url, site_url, progress, workers)
     else:
         written = _write_part(_part(site, todo), out, plan.since, issues_url, site_url, progress)
-    return written + len(plan.reuse | kept)
+    return written + len(done)
 
 
 # Projects to write before a second process pays for its start (about a second), and projects a task.
@@ -348,17 +350,11 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     with generations.locked(slots):
         plan = reuse.plan(site, slots.live, reuse.site_basis(site, issues_url, site_url), full)
         lap("plan")
-        # The standby's manifest goes first: a generation has one only once it is complete, so after a
-        # crash from here on nothing of it is trusted.
-        held = reuse.read_manifest(slots.standby)
+        kept = set() if full else reuse.held(plan, slots.standby)
+        # The standby's manifest goes before anything of it changes: a generation has one only once it
+        # is complete, so after a crash from here on nothing of it is trusted.
         (slots.standby / reuse.MANIFEST).unlink(missing_ok=True)
-        kept = set() if full else {r for r, k in plan.keys.items() if held.get(r) == (k, plan.since[r])}
-        found = generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)})
-        whole = {r for r in kept if all(str(rel) in found for rel in project_files(r))}
-        for r in kept - whole:  # some file gone: written again, so the rest go too (never rewritten in place)
-            for rel in project_files(r):
-                (slots.standby / rel).unlink(missing_ok=True)
-        kept = whole
+        generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)})
         lap("prune")
         root = slots.standby
         pages = render_site(site, root, issues_url, site_url)
