@@ -1,6 +1,7 @@
 """A day's evaluation and publish on an evaluated store, against doing both in full, in one run.
 
     .venv/bin/python bench/publish_daily.py --store STORE.duckdb [--days 1] [--workers 2] [--work DIR]
+        [--keep] [--evaluated | --evaluate-only]
 
 The store is copied (never changed). Day one is evaluated and published in full. Then the store is
 moved `--days` later with no new rows (a day on which nobody pushed, commented or opened a PR: only
@@ -89,7 +90,10 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the copies (day.duckdb then holds all three days evaluated)")
     ap.add_argument("--evaluated", action="store_true", help="--store already holds the three days evaluated (a day.duckdb "
                     "kept by --keep): publish only")
+    ap.add_argument("--evaluate-only", action="store_true", help="evaluate the three days (and the third in full), publish nothing")
     args = ap.parse_args()
+    if args.evaluated and args.evaluate_only:
+        ap.error("--evaluated publishes only and --evaluate-only evaluates only: give one of them")
     work = Path(tempfile.mkdtemp(dir=args.work))
     try:
         db = work / "day.duckdb"
@@ -104,13 +108,16 @@ def main() -> None:
                                   "machine": f"{platform.machine()}, {platform.python_version()}"}
         if not args.evaluated:
             report["evaluate_first"] = evaluate(db, first, args.workers, reuse=False)
-        report["publish_first"] = publish_day(db, first, work / "site", full=True)
+        publishing = not args.evaluate_only
+        if publishing:
+            report["publish_first"] = publish_day(db, first, work / "site", full=True)
         # The second day makes the site's second generation; the third is a publish as every later day is.
         if not args.evaluated:
             report["evaluate_second"] = evaluate(db, second, args.workers, reuse=True)
-        report["publish_second"] = publish_day(db, second, work / "site", full=False)
+        if publishing:
+            report["publish_second"] = publish_day(db, second, work / "site", full=False)
+            shutil.copytree(work / "site", work / "site-full")  # a plain folder: written whole below
         print(json.dumps({"partial": "second", **report}), file=sys.stderr, flush=True)
-        shutil.copytree(work / "site", work / "site-full")  # a plain folder: written whole below
         if not args.evaluated:
             shutil.copyfile(db, work / "whole.duckdb")
             report["evaluate_full"] = evaluate(work / "whole.duckdb", third, args.workers, reuse=False)
@@ -118,6 +125,9 @@ def main() -> None:
             if tables(db, third) != tables(work / "whole.duckdb", third):
                 raise SystemExit("the day's evaluation differs from the full one")
             report["evaluate_ratio"] = round(report["evaluate_daily"]["seconds"] / report["evaluate_full"]["seconds"], 2)
+        if not publishing:
+            print(json.dumps(report, indent=1))
+            return
         report["publish_full"] = publish_day(db, third, work / "site-full", full=True)
         report["publish_daily"] = publish_day(db, third, work / "site", full=False)
         if tree(work / "site") != tree(work / "site-full"):

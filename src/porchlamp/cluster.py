@@ -31,8 +31,8 @@ from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.engine import Snapshot, evaluate_repo
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.bots import Bots
-from porchlamp.evaluate.templates import SightingTables, TemplateIndex, sighting_tables, sightings
-from porchlamp.store.shards import read_accounts, read_shard
+from porchlamp.evaluate.templates import SightingTables, TemplateIndex, sighting_tables, sightings_of
+from porchlamp.store.shards import read_accounts, read_comments, read_shard
 
 # About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
 ROWS_PER_SHARD = 100_000
@@ -65,8 +65,8 @@ def shard_sightings(shard_dir: str, shard: int, settings_json: str, skip: frozen
     """Map 1: the template sightings of one shard's comments but those of `skip` (known already),
     as tables to count and to keep."""
     settings, rules = _settings(settings_json)
-    return sighting_tables(sightings(data, Bots(rules.bots, data.repo.name_with_owner), settings.templates)
-                           for data in read_shard(shard_dir, shard, comments_only=True, skip=skip))
+    return sighting_tables(sightings_of(repo, opened, rows, Bots(rules.bots, repo), settings.templates)
+                           for repo, opened, rows in read_comments(shard_dir, shard, skip))
 
 
 def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,

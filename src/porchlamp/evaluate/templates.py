@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any
 
@@ -92,26 +92,39 @@ class Sightings:
     comments_by: dict[str, int] = field(default_factory=dict)
 
 
+# One timeline row as sightings read it: (PR number, kind, created_at, actor, actor_type, body).
+CommentRow = tuple[int, str, datetime, "str | None", "str | None", "str | None"]
+
+
 def sightings(data: RepoData, bots: Bots, settings: TemplateSettings) -> Sightings:
     """Comments and reviews by accounts that are not bots by name or type, in one repository."""
-    out = Sightings(data.repo.name_with_owner)
+    rows = [(number, i.kind, i.created_at, i.actor, i.actor_type, i.body) for number, items in data.timeline.items() for i in items]
+    return sightings_of(data.repo.name_with_owner, {pr.number: pr.created_at for pr in data.pulls}, rows, bots, settings)
+
+
+def sightings_of(repo: str, opened: Mapping[int, datetime], rows: Sequence[CommentRow], bots: Bots,
+                 settings: TemplateSettings) -> Sightings:
+    """`sightings` from plain rows (any order) and when each PR was opened: a shard's columns are
+    read this way without building a record per row."""
+    out = Sightings(repo)
     quick = timedelta(minutes=settings.automated_minutes)
-    opened = {pr.number: pr.created_at for pr in data.pulls}
-    for number, items in data.timeline.items():
+    ready: dict[int, list[datetime]] = {}
+    for number, kind, at, *_ in rows:
+        if kind == "ready_for_review":
+            ready.setdefault(number, []).append(at)
+    for number, kind, at, actor, actor_type, body in rows:
+        if kind not in ("comment", "review") or not actor or bots.is_bot(actor, actor_type):
+            continue
+        login = normalise_login(actor)
+        out.comments_by[login] = out.comments_by.get(login, 0) + 1
+        fp = fingerprint(body, settings) if body else None
+        if fp is None:
+            continue
         start = opened.get(number)
-        ready = [i.created_at for i in items if i.kind == "ready_for_review"]
-        for item in items:
-            if item.kind not in ("comment", "review") or not item.actor or bots.is_bot(item.actor, item.actor_type):
-                continue
-            login = normalise_login(item.actor)
-            out.comments_by[login] = out.comments_by.get(login, 0) + 1
-            fp = fingerprint(item.body, settings) if item.body else None
-            if fp is None:
-                continue
-            out.fingerprints.append(fp)
-            out.numbers.append(number)
-            out.fast.append(any(t <= item.created_at <= t + quick for t in ([start] if start else []) + ready))
-            out.actors.append(login)
+        out.fingerprints.append(fp)
+        out.numbers.append(number)
+        out.fast.append(any(t <= at <= t + quick for t in ([start] if start else []) + ready.get(number, [])))
+        out.actors.append(login)
     return out
 
 

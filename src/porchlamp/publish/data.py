@@ -14,7 +14,7 @@ import tempfile
 from collections import defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlparse
@@ -23,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from porchlamp.columns import pylist
 from porchlamp.config import COMPONENTS, Settings
 from porchlamp.evaluate.gates import outcome_counts
 from porchlamp.evaluate.pulls import EXCLUSION_REASONS
@@ -247,7 +248,7 @@ def _parquet_rows(path: Path, keep: pa.Array | None) -> Iterator[tuple[str, dict
     for batch in f.iter_batches(batch_size=DETAIL_ROWS, row_groups=groups):
         if keep is not None:
             batch = batch.filter(pc.is_in(batch.column("repo"), value_set=keep))
-        cols = {c: _pylist(batch.column(c)) for c in batch.schema.names}  # column by column: faster than per row
+        cols = {c: pylist(batch.column(c)) for c in batch.schema.names}  # column by column: faster than per row
         repos, names = cols["repo"], list(cols)
         for repo, values in zip(repos, zip(*cols.values())):
             yield repo, dict(zip(names, values))
@@ -264,16 +265,6 @@ def _ordered(items: dict[str, Any], order: Collection[str]) -> dict[str, Any]:
     did not change must come out the same bytes, whatever order the rows came in."""
     rank = {name: i for i, name in enumerate(order)}
     return dict(sorted(items.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
-
-
-_EPOCH = datetime(1970, 1, 1)
-
-
-def _pylist(column: pa.Array) -> list[Any]:
-    """A column as Python values; timestamps through integers, twice as fast as Arrow's own."""
-    if pa.types.is_timestamp(column.type) and column.type.tz is None and column.type.unit == "us":
-        return [None if v is None else _EPOCH + timedelta(microseconds=v) for v in column.cast(pa.int64()).to_pylist()]
-    return column.to_pylist()
 
 
 def load_site_data(store: Store, as_of: date | None = None) -> SiteData:

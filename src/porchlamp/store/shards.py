@@ -8,13 +8,15 @@ and `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (al
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from porchlamp.columns import pydict, pylist
 from porchlamp.models import RepoData
 from porchlamp.store.db import (
     _LIST_COLUMNS,
@@ -29,6 +31,9 @@ from porchlamp.store.db import (
     _from_db,
     _sql_path,
 )
+
+if TYPE_CHECKING:
+    from porchlamp.evaluate.templates import CommentRow
 
 _CONVERTED = _LIST_COLUMNS | {"languages"}
 
@@ -110,7 +115,7 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
 
 
 def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Sequence[str] | None = None,
-          skip: pa.Array | None = None) -> pa.Table | None:
+          skip: pa.Array | None = None, ordered: bool = True) -> pa.Table | None:
     folder = shard_dir / table / f"shard={shard}"
     files = sorted(folder.glob("*.parquet"))
     if not files:
@@ -120,6 +125,8 @@ def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Se
     if skip is not None and len(skip):
         key = REPO_COLUMN.get(table, "repo")
         data = data.filter(pc.invert(pc.is_in(data[key], value_set=skip)))
+    if not ordered:
+        return data
     # A partitioned write need not keep the order it was given: sort as the store reads.
     keys = []
     for part in ORDER_OF_TABLE[table].split(","):
@@ -132,7 +139,7 @@ def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[An
     """Rows of an Arrow table as models, built positionally (columns in the model's field order)."""
     if table is None or table.num_rows == 0:
         return []
-    data = table.to_pydict()
+    data = pydict(table)
     if _CONVERTED.isdisjoint(columns):
         return [model(*row) for row in zip(*(data[c] for c in columns))]
     cols = [[_from_db(c, v) for v in data[c]] if c == "languages"
@@ -140,28 +147,52 @@ def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[An
     return [model(*row) for row in zip(*cols)]
 
 
-def read_shard(shard_dir: str | Path, shard: int, comments_only: bool = False,
-               skip: frozenset[str] = frozenset()) -> Iterator[RepoData]:
-    """The repositories of one shard with their rows, in name order, as `Store.iter_repo_data` gives them.
-    `comments_only`: the PRs and the timeline rows templates need, the rest left empty; `skip`:
-    repositories left out (their rows never become objects)."""
+def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset()) -> Iterator[RepoData]:
+    """The repositories of one shard with their rows, in name order, as `Store.iter_repo_data` gives
+    them; `skip`: repositories left out (their rows never become objects)."""
     root = Path(shard_dir)
-    left_out = pa.array(sorted(skip), pa.string()) if skip else None
-    tables = ("pulls", "timeline") if comments_only else _REPO_TABLES
+    left_out = _names(skip)
     rows: dict[str, dict[str, list[Any]]] = {}
-    for table in tables:
+    for table in _REPO_TABLES:
         model = MODEL_OF_TABLE[table]
         cols = _columns(model)
-        kinds = TEMPLATE_KINDS if comments_only and table == "timeline" else None
         by_repo: dict[str, list[Any]] = {}
         key = REPO_COLUMN[table]
-        for rec in _records(_read(root, table, shard, cols, kinds, left_out), model, cols):
+        for rec in _records(_read(root, table, shard, cols, skip=left_out), model, cols):
             by_repo.setdefault(getattr(rec, key), []).append(rec)
         rows[table] = by_repo
     model = MODEL_OF_TABLE["repositories"]
     cols = _columns(model)
     for repo in _records(_read(root, "repositories", shard, cols, skip=left_out), model, cols):
         yield repo_data(repo, {t: by_repo.get(repo.name_with_owner, []) for t, by_repo in rows.items()})
+
+
+def read_comments(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset()
+                  ) -> Iterator[tuple[str, dict[int, datetime], list[CommentRow]]]:
+    """What template sightings read of one shard, as plain values: each repository's name (in name
+    order, those without rows too), when each of its PRs was opened, and its comment, review and
+    ready-for-review rows (`templates.CommentRow`); `skip`: repositories left out."""
+    root = Path(shard_dir)
+    left_out = _names(skip)
+    opened: dict[str, dict[int, datetime]] = {}
+    pulls = _read(root, "pulls", shard, ["repo", "number", "created_at"], skip=left_out)
+    if pulls is not None:
+        for repo, number, at in zip(*(pylist(pulls.column(c)) for c in ("repo", "number", "created_at"))):
+            opened.setdefault(repo, {})[number] = at
+    said: dict[str, list[CommentRow]] = {}
+    cols = ["repo", "number", "kind", "created_at", "actor", "actor_type", "body"]
+    # In the order written: sightings are counted, so the order of a repository's rows is moot.
+    timeline = _read(root, "timeline", shard, cols, TEMPLATE_KINDS, left_out, ordered=False)
+    if timeline is not None:
+        for repo, number, kind, at, actor, actor_type, body in zip(*(pylist(timeline.column(c)) for c in cols)):
+            said.setdefault(repo, []).append((number, kind, at, actor, actor_type, body))
+    names = _read(root, "repositories", shard, ["name_with_owner"], skip=left_out)
+    for repo in [] if names is None else pylist(names.column("name_with_owner")):
+        yield repo, opened.get(repo, {}), said.get(repo, [])
+
+
+def _names(repos: frozenset[str]) -> pa.Array | None:
+    return pa.array(sorted(repos), pa.string()) if repos else None
 
 
 def read_accounts(shard_dir: str | Path, shard: int) -> dict[str, Any]:

@@ -1,0 +1,33 @@
+"""Arrow columns as Python values, faster than Arrow's own conversion where it is slow: the
+shards' rows read for evaluation and the detail files read for publishing go through here.
+
+Arrow builds each timestamp as a Python object one value at a time (about 2 µs each, a tenth of a
+full evaluation's reading); NumPy converts a whole column of them in C.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+# Units whose NumPy datetime64 values become `datetime` objects (nanoseconds would become integers).
+_UNITS = frozenset({"s", "ms", "us"})
+
+
+def pylist(column: pa.Array | pa.ChunkedArray) -> list[Any]:
+    """A column as a list of Python values, nulls as None: what `column.to_pylist()` gives."""
+    kind = column.type
+    if pa.types.is_timestamp(kind) and kind.tz is None and kind.unit in _UNITS:
+        values = column.to_numpy(zero_copy_only=False)
+        if values.dtype.kind == "M":
+            out: list[Any] = values.astype(object).tolist()
+            return out
+    return column.to_pylist()
+
+
+def pydict(table: pa.Table) -> dict[str, list[Any]]:
+    """A table as {column: values}: what `table.to_pydict()` gives."""
+    return {name: pylist(table.column(name)) for name in table.column_names}
+
