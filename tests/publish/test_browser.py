@@ -151,14 +151,14 @@ def test_every_view_without_javascript(browser: Any, server: Any) -> None:
     page.goto(server.url)
     assert len(_rows(page)) > 0 and page.is_hidden("#controls")
     default_first = _rows(page)[0][1]
-    page.click("nav.views >> text=First contribution")
+    follow(page, page.locator("nav.views >> text=First contribution"))
     assert "First contribution" in page.inner_text("#rankings caption")
-    page.click("nav.views >> text=npm")
+    follow(page, page.locator("nav.views >> text=npm"))
     rows = _rows(page)
     assert rows and all(r[7] == "npm" for r in rows)
     page.goto(server.url)
-    page.click("nav.pager >> text=next")
+    follow(page, page.locator("nav.pager >> text=next"))
     assert "page 2" in page.inner_text("#rankings caption") and _rows(page)[0][1] != default_first
-    page.click("text=Report")
+    follow(page, page.locator("text=Report"))
     assert page.locator("figure img").count() == 5
     ctx.close()
