@@ -35,7 +35,7 @@ def _pure(db: Path) -> dict[str, list]:  # type: ignore[type-arg]
     with Store(db) as s:
         settings = Settings()
         when = resolve_as_of(s, None)
-        index = templates_of(s.iter_repo_data(comments_only=True), settings)
+        index = templates_of(s.iter_repo_data(), settings)
         snap = evaluate_snapshot(s.iter_repo_data(), s.accounts(), settings, when, templates=index)
         s.write_snapshot(when, {"settings": settings.model_dump_json(), "porchlamp_version": __version__,
                                 "repos": len(snap.results), "basis": snapshot_basis(settings.model_dump_json(), index)},

@@ -366,15 +366,10 @@ class Store:
     def accounts(self) -> dict[str, Account]:
         return {a.login: a for a in self.records("accounts")}
 
-    def iter_repo_data(self, repos: Sequence[str] | None = None, comments_only: bool = False) -> Iterator[RepoData]:
-        """Every repository with its rows, in name order, streamed table by table (one pass each).
-
-        `comments_only`: just the PRs and their comments, reviews and ready-for-review events, the rest
-        left empty: what finding the snapshot's templates reads, at a fraction of the rows."""
+    def iter_repo_data(self, repos: Sequence[str] | None = None) -> Iterator[RepoData]:
+        """Every repository with its rows, in name order, streamed table by table (one pass each)."""
         wanted = set(repos) if repos is not None else None
-        tables = ("pulls", "timeline") if comments_only else _REPO_TABLES
-        where = {"timeline": f"kind IN ({', '.join(repr(k) for k in TEMPLATE_KINDS)})"} if comments_only else {}
-        streams = {t: self._stream(t, where.get(t)) for t in tables}
+        streams = {t: self._stream(t) for t in _REPO_TABLES}
         heads: dict[str, Any] = {t: next(s, None) for t, s in streams.items()}
 
         def take(table: str, name: str) -> list[Any]:
@@ -388,18 +383,18 @@ class Store:
 
         for repo in self._stream("repositories"):
             name = repo[0]
-            parts = {t: take(t, name) if t in streams else [] for t in _REPO_TABLES}
+            parts = {t: take(t, name) for t in _REPO_TABLES}
             if wanted is not None and name not in wanted:
                 continue
             yield repo_data(repo[1], parts)
 
-    def _stream(self, table: str, where: str | None = None) -> Iterator[tuple[str, Any]]:
+    def _stream(self, table: str) -> Iterator[tuple[str, Any]]:
         model = MODEL_OF_TABLE[table]
         cols = _columns(model)
         key = REPO_COLUMN[table]
         # A cursor of its own, so several tables can be streamed side by side.
         cur = self.conn.cursor()
-        cur.execute(f"SELECT {', '.join(cols)} FROM {table}{' WHERE ' + where if where else ''} ORDER BY {ORDER_OF_TABLE[table]}")
+        cur.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {ORDER_OF_TABLE[table]}")
         idx = cols.index(key)
         conv = [(c, c == "languages" or c in _LIST_COLUMNS) for c in cols]
         while True:

@@ -175,7 +175,7 @@ def read_comments(shard_dir: str | Path, shard: int, skip: frozenset[str] = froz
     root = Path(shard_dir)
     left_out = _names(skip)
     opened: dict[str, dict[int, datetime]] = {}
-    pulls = _read(root, "pulls", shard, ["repo", "number", "created_at"], skip=left_out)
+    pulls = _read(root, "pulls", shard, ["repo", "number", "created_at"], skip=left_out, ordered=False)  # into a dict
     if pulls is not None:
         for repo, number, at in zip(*(pylist(pulls.column(c)) for c in ("repo", "number", "created_at"))):
             opened.setdefault(repo, {})[number] = at
