@@ -3,6 +3,7 @@ worker killed mid-shard, every result row equals the pure evaluation's."""
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -55,6 +56,7 @@ def test_one_process_and_local_cluster_equal_the_pure_evaluation(store300: Path,
     pure = _pure(_copy(store300, tmp_path / "pure.duckdb"))
     assert len(pure["results"]) == 300 and len(pure["pr_results"]) > 20_000 and len(pure["profile_results"]) > 200
     assert _sharded(_copy(store300, tmp_path / "one.duckdb"), workers=1) == pure
+    assert gc.isenabled()  # the tasks in this process paused the cycle collector, and resumed it
     seen: list[int] = []
     two = _sharded(_copy(store300, tmp_path / "two.duckdb"), workers=2, progress=seen.append)
     assert two == pure  # row for row, in all four result tables

@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from porchlamp import killpoints
+from porchlamp import gcpause, killpoints
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate.components import ComponentResult
@@ -65,8 +65,9 @@ def shard_sightings(shard_dir: str, shard: int, settings_json: str, skip: frozen
     """Map 1: the template sightings of one shard's comments but those of `skip` (known already),
     as tables to count and to keep."""
     settings, rules = _settings(settings_json)
-    return sighting_tables(sightings_of(repo, opened, rows, Bots(rules.bots, repo), settings.templates)
-                           for repo, opened, rows in read_comments(shard_dir, shard, skip))
+    with gcpause.paused():
+        return sighting_tables(sightings_of(repo, opened, rows, Bots(rules.bots, repo), settings.templates)
+                               for repo, opened, rows in read_comments(shard_dir, shard, skip))
 
 
 def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,
@@ -77,12 +78,13 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
     from porchlamp.snapshot import snapshot_rows
 
     settings, rules = _settings(settings_json)
-    accounts = read_accounts(shard_dir, shard)
-    results = []
-    for data in read_shard(shard_dir, shard, skip=skip):
-        results.append(evaluate_repo(data, accounts, settings, rules, as_of, templates))
-        killpoints.reach("judge_repo")
-    rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)))
+    with gcpause.paused():
+        accounts = read_accounts(shard_dir, shard)
+        results = []
+        for data in read_shard(shard_dir, shard, skip=skip):
+            results.append(evaluate_repo(data, accounts, settings, rules, as_of, templates))
+            killpoints.reach("judge_repo")
+        rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)))
     for table in PARTIAL_TABLES:
         folder = Path(shard_dir) / "results" / table
         folder.mkdir(parents=True, exist_ok=True)
