@@ -6,8 +6,10 @@ Frozen and typed. All datetimes are naive UTC (the store keeps TIMESTAMP in UTC)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time
+from functools import lru_cache
 from typing import Any
 
 ACCOUNT_TYPES = ("User", "Bot", "Mannequin", "Organization")
@@ -190,3 +192,25 @@ class RepoData:
 def record_to_dict(obj: Any) -> dict[str, Any]:
     """A model as a plain dict of its fields (tuples kept)."""
     return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+@lru_cache(maxsize=None)
+def builder(model: type) -> Callable[..., Any]:
+    """A function making records of `model` from the value of every field in field order, equal to
+    `model(*values)`: for readers that make hundreds of thousands at once. A frozen dataclass's own
+    `__init__` goes through `object.__setattr__` for each field to get past its frozen check; this
+    sets each slot through the slot itself, in about half the time. The records are the same frozen
+    ones: only this function and the model's own `__init__` ever set a slot."""
+    if not (hasattr(model, "__dataclass_fields__") and model.__dataclass_params__.frozen and "__slots__" in vars(model)):
+        raise TypeError(f"{model.__name__}: builder makes frozen dataclasses with slots only")
+    if hasattr(model, "__post_init__") or not all(f.init for f in fields(model)):
+        raise TypeError(f"{model.__name__}: builder would skip what its __init__ does beyond setting fields")
+    names = [f.name for f in fields(model)]
+    args = ", ".join(f"v{i}" for i in range(len(names)))
+    sets = "".join(f"    s{i}(o, v{i})\n" for i in range(len(names)))
+    scope: dict[str, Any] = {"new": object.__new__, "cls": model,
+                             **{f"s{i}": vars(model)[name].__set__ for i, name in enumerate(names)}}
+    exec(f"def build({args}):\n    o = new(cls)\n{sets}    return o\n", scope)  # noqa: S102 - text made above from field positions only
+    build: Callable[..., Any] = scope["build"]
+    build.__qualname__ = f"builder({model.__name__})"
+    return build

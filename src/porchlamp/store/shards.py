@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from porchlamp.columns import pydict, pylist
-from porchlamp.models import RepoData
+from porchlamp.models import RepoData, builder
 from porchlamp.store.db import (
     _LIST_COLUMNS,
     _REPO_TABLES,
@@ -136,15 +136,16 @@ def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Se
 
 
 def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[Any]:
-    """Rows of an Arrow table as models, built positionally (columns in the model's field order)."""
+    """Rows of an Arrow table as models, built positionally (`columns`: every field, in order)."""
     if table is None or table.num_rows == 0:
         return []
     data = pydict(table)
+    build = builder(model)
     if _CONVERTED.isdisjoint(columns):
-        return [model(*row) for row in zip(*(data[c] for c in columns))]
+        return [build(*row) for row in zip(*(data[c] for c in columns))]
     cols = [[_from_db(c, v) for v in data[c]] if c == "languages"
             else [v if v is None else tuple(v) for v in data[c]] if c in _CONVERTED else data[c] for c in columns]
-    return [model(*row) for row in zip(*cols)]
+    return [build(*row) for row in zip(*cols)]
 
 
 def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset()) -> Iterator[RepoData]:

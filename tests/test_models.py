@@ -1,0 +1,55 @@
+"""Records built by `models.builder` are the model's own: equal, equally hashed, as frozen, for
+every stored model and any values; a model whose __init__ does more is refused."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+
+import pytest
+from hypothesis import given, strategies as st
+
+from porchlamp.models import builder
+from porchlamp.store.db import MODEL_OF_TABLE
+
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20), st.datetimes(),
+                    st.tuples(st.text(max_size=5)))
+
+
+@pytest.mark.parametrize("model", list(MODEL_OF_TABLE.values()), ids=list(MODEL_OF_TABLE))
+@given(data=st.data())
+def test_a_built_record_is_the_models_own(model: type, data: st.DataObject) -> None:
+    values = data.draw(st.tuples(*[_VALUES for _ in fields(model)]))
+    built, made = builder(model)(*values), model(*values)
+    assert type(built) is model
+    assert built == made and hash(built) == hash(made) and repr(built) == repr(made)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(built, fields(model)[0].name, "changed")
+
+
+def test_every_field_must_be_given() -> None:
+    model = MODEL_OF_TABLE["accounts"]
+    with pytest.raises(TypeError):
+        builder(model)(*[None] * (len(fields(model)) - 1))
+
+
+def test_models_it_cannot_build_like_their_init_are_refused() -> None:
+    @dataclass(slots=True)
+    class Open:
+        a: int
+
+    @dataclass(frozen=True, slots=True)
+    class Checked:
+        a: int
+
+        def __post_init__(self) -> None:
+            if self.a < 0:
+                raise ValueError("negative")
+
+    @dataclass(frozen=True)
+    class NoSlots:
+        a: int
+
+    for model in (Open, Checked, NoSlots):
+        with pytest.raises(TypeError, match=model.__name__):
+            builder(model)
