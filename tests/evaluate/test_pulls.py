@@ -3,12 +3,13 @@
 from datetime import timedelta
 
 import pytest
-from helpers import AS_OF, NOW, T0, accounts, data, item, judged, pr
+from helpers import AS_OF, NOW, T0, accounts, context, data, item, judged, pr
+from hypothesis import given, strategies as st
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.engine import window
 from porchlamp.evaluate.people import find_maintainers
-from porchlamp.evaluate.pulls import judge_pulls
+from porchlamp.evaluate.pulls import Response, is_response, judge_pull, judge_pulls
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import CommunityFiles
 
@@ -82,3 +83,29 @@ def test_decided_within_thirty_days() -> None:
              items=(item("merged", T0 + 29 * D, "maint", number=1), item("closed", T0 + H + 31 * D, "maint", number=2)))
     v1, v2 = judged(d)
     assert v1.decided and v1.merged and not v2.decided
+
+
+
+_HOURS = st.sampled_from([0, 1, 24, 3 * 24, 14 * 24, 15 * 24, 20 * 24])  # few, so that times often tie
+_ACTORS = st.sampled_from([("maint", "MEMBER", "User"), ("helper", "CONTRIBUTOR", "User"), ("outsider", "NONE", "User"),
+                           ("stranger", "NONE", "User"), ("netlify", "NONE", "Bot")])
+
+
+@given(st.lists(st.tuples(st.sampled_from(["comment", "review", "merged", "closed", "labeled"]), _HOURS,
+                          _ACTORS, st.sampled_from(["", "Looks good, one question about the parser.", DEPLOY])),
+                max_size=12),
+       st.one_of(st.none(), _HOURS))
+def test_the_first_response_is_the_earliest_whatever_the_order(drawn, merged_hour) -> None:  # type: ignore[no-untyped-def]
+    """Items in any order, equal times included: the response found is the least of every response
+    by time, of equally early ones the first listed (what `min` over all of them gives)."""
+    the_pr = pr(state="MERGED" if merged_hour is not None else "OPEN",
+                merged_at=None if merged_hour is None else T0 + merged_hour * H, merged_by="maint")
+    items = tuple(item(kind, T0 + hour * H, actor, assoc if kind in ("comment", "review") else None, body, actor_type=kind_of)
+                  for kind, hour, (actor, assoc, kind_of), body in drawn)
+    ctx = context(data(pulls=(the_pr,)))
+    every = [Response("merge" if i.kind == "merged" else i.kind, i.actor, i.created_at) for i in items
+             if i.created_at < ctx.end and (i.kind == "merged" or i.kind != "closed" and is_response(
+                 i, the_pr, ctx.maintainers, ctx.bots, ctx.templates, RULES))]
+    if the_pr.merged_at is not None and not any(i.kind == "merged" for i in items):
+        every.append(Response("merge", "maint", the_pr.merged_at))
+    assert judge_pull(the_pr, items, ctx).response == min(every, key=lambda r: r.at, default=None)

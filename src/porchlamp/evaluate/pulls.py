@@ -148,7 +148,10 @@ def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context) -
     seen = tuple(i for i in items if i.created_at < end)
     clock, opened_as_draft = clock_start(pr, seen)
 
-    responses: list[Response] = []
+    # The first response: the earliest, and of equally early ones the first listed. A later item
+    # cannot be it, so whether it is a response at all (its text compared with the templates) is
+    # asked only of items earlier than the first found so far.
+    first: Response | None = None
     author_close: datetime | None = None
     other_close: datetime | None = None
     human_close: datetime | None = None
@@ -160,7 +163,8 @@ def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context) -
         actor = item.actor.lower() if item.actor else None
         if item.kind == "merged":
             merged_at = merged_at or item.created_at
-            responses.append(Response("merge", item.actor, item.created_at))
+            if first is None or item.created_at < first.at:
+                first = Response("merge", item.actor, item.created_at)
         elif item.kind == "closed":
             if actor is not None and actor == author:
                 author_close = author_close or item.created_at
@@ -168,16 +172,17 @@ def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context) -
                 other_close = other_close or item.created_at
                 if item.actor and not bots.is_bot(item.actor, item.actor_type):
                     human_close = human_close or item.created_at
-        elif is_response(item, pr, ctx.maintainers, bots, ctx.templates, ctx.rules):
-            responses.append(Response(item.kind, item.actor, item.created_at))
+        elif (first is None or item.created_at < first.at) and is_response(item, pr, ctx.maintainers, bots, ctx.templates,
+                                                                          ctx.rules):
+            first = Response(item.kind, item.actor, item.created_at)
         # Review depth counts reviews by others before the merge: what shaped the change.
         if item.kind == "review" and actor != author and merged_at is None and not bots.is_bot(item.actor, item.actor_type):
             reviews += 1
             reviewed_by_other = True
     if merged_at is None and pr.merged_at is not None and pr.merged_at < end:
         merged_at = pr.merged_at
-        responses.append(Response("merge", pr.merged_by, pr.merged_at))
-    first = min(responses, key=lambda r: r.at) if responses else None
+        if first is None or pr.merged_at < first.at:
+            first = Response("merge", pr.merged_by, pr.merged_at)
     deadline = clock + response_window
 
     if not (start <= pr.created_at < end):
