@@ -94,6 +94,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.evaluated and args.evaluate_only:
         ap.error("--evaluated publishes only and --evaluate-only evaluates only: give one of them")
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)  # a folder named that does not exist yet is made
     work = Path(tempfile.mkdtemp(dir=args.work))
     try:
         db = work / "day.duckdb"
