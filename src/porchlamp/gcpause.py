@@ -4,7 +4,7 @@ drops at once: the objects the task leaves are looked at once, when the last pau
 The collector runs each time allocations outnumber frees by a few hundred, and every so often walks
 every object the process holds. A task that reads a shard as records and keeps its results until it
 writes them grows the heap by hundreds of thousands of objects, none of them in a reference cycle
-worth finding before the task ends; the walks then cost about a tenth of the task (bench/RESULTS.md).
+worth finding before the task ends; the walks then cost about 8% of the task (bench/RESULTS.md).
 """
 
 from __future__ import annotations
