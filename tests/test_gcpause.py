@@ -27,9 +27,9 @@ def test_off_inside_and_on_after_with_the_cycles_left_collected() -> None:
     assert gc.isenabled()
     with gcpause.paused():
         assert not gc.isenabled()
-        left = _cycle()
         gc.collect(0)  # what the task itself may do: not what turns the collector back on
         assert not gc.isenabled()
+        left = _cycle()  # unreachable at once; nothing looks for it while paused
     assert gc.isenabled()
     assert left() is None  # the cycle made while paused is gone once the pause ends
 
