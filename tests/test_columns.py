@@ -33,5 +33,6 @@ def test_other_columns_and_zoned_timestamps_are_arrows_own() -> None:
         "labels": pa.array([["a", "b"], None], pa.list_(pa.string())),
     })
     assert pydict(table) == table.to_pydict()
+    assert pydict(table.to_batches()[0]) == table.to_pydict()  # a record batch, as the detail files are read
     assert pydict(table)["at"] == [datetime(2026, 10, 15, 1, 2, 3, 456789), None]
     assert pydict(table)["zoned"][0].tzinfo is not None

@@ -27,7 +27,7 @@ def pylist(column: pa.Array | pa.ChunkedArray) -> list[Any]:
     return column.to_pylist()
 
 
-def pydict(table: pa.Table) -> dict[str, list[Any]]:
-    """A table as {column: values}: what `table.to_pydict()` gives."""
+def pydict(table: pa.Table | pa.RecordBatch) -> dict[str, list[Any]]:
+    """A table or record batch as {column: values}: what `table.to_pydict()` gives."""
     return {name: pylist(table.column(name)) for name in table.column_names}
 
