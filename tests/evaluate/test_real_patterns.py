@@ -1,6 +1,7 @@
 """One hand-built case per pattern seen on real GitHub threads (issue: judge real threads right),
 each small enough to read: where the pattern comes from a public thread, its address is noted."""
 
+import re
 from dataclasses import replace
 from datetime import timedelta
 from unittest.mock import patch
@@ -158,6 +159,26 @@ def test_a_long_text_is_normalised_as_if_read_whole(tokens: list[str], spaces: i
         cut = templates._cut(low)
         if cut is not None:
             assert _normalised(low).startswith(_normalised(low[:cut]))
+
+
+def _normalised_by_patterns(low: str) -> str:
+    """The normalising rule as six pattern replacements, the way it was first written."""
+    for pattern, word in ((r"https?://\S+|www\.\S+", " url "), (r"@[\w-]+", " user "), (r"\b[0-9a-f]{7,64}\b", " hex "),
+                          (r"\d+", " n "), (r"<[^>]{0,200}>|[*_`#>|~\[\]()!=:-]+", " "), (r"\s+", " ")):
+        low = re.sub(pattern, word, low)
+    return low.strip()
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(TOKENS | st.sampled_from(["http://ex.example/1", "_1234567", "a1234567", "fedcba9_", "http", "www.", "@", "<", "<x", "\u2028", "\x1c",
+                                          "\u0663\u0664", "::", "=>", "a-b", "x_y"]) | st.text(max_size=8), max_size=60),
+       st.integers(0, 2))
+def test_normalising_skips_and_string_methods_give_what_the_patterns_give(tokens: list[str], spaces: int) -> None:
+    """Skipping a pattern that cannot match, spacing markup characters one by one and joining on
+    whitespace give the text the six replacements give, whatever it holds (Unicode digits and
+    spaces, underscores next to hashes, tags left open)."""
+    low = (" " * spaces).join(tokens).lower()
+    assert _normalised(low) == _normalised_by_patterns(low)
 
 
 def test_saved_replies_across_projects_are_templates_and_short_thanks_are_not() -> None:

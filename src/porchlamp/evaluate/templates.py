@@ -27,10 +27,14 @@ from porchlamp.models import RepoData
 
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _MENTION = re.compile(r"@[\w-]+")
-_HEX = re.compile(r"\b[0-9a-f]{7,64}\b")
+# A hash: 7 to 64 hex digits standing as a word (r"\b[0-9a-f]{7,64}\b"). Spelled to start with a hex
+# digit, so the scan jumps between them instead of testing a boundary at every character, and
+# asserting the boundary after the first (nothing of a word before it).
+_HEX = re.compile(r"[0-9a-f](?<!\w[0-9a-f])[0-9a-f]{6,63}\b")
 _NUMBER = re.compile(r"\d+")
-_MARKUP = re.compile(r"<[^>]{0,200}>|[*_`#>|~\[\]()!=:-]+")
-_SPACE = re.compile(r"\s+")
+_TAG = re.compile(r"<[^>]{0,200}>")
+MARKUP_CHARS = "*_`#>|~[]()!=:-"
+_MARKUP = str.maketrans(dict.fromkeys(MARKUP_CHARS, " "))
 MAX_CHARS = 400  # two messages that agree this far are the same message
 BATCH_REPOS = 500  # repositories' sightings folded into a count at once
 
@@ -63,12 +67,18 @@ def _cut(low: str) -> int | None:
 
 
 def _normalised(low: str) -> str:
-    s = _URL.sub(" url ", low)
-    s = _MENTION.sub(" user ", s)
-    s = _HEX.sub(" hex ", s)
-    s = _NUMBER.sub(" n ", s)
-    s = _MARKUP.sub(" ", s)
-    return _SPACE.sub(" ", s).strip()
+    """Links, mentions, hashes and numbers replaced by a word each (in that order), tags and runs of
+    markup characters by a space, then every run of spaces by one, none at either end."""
+    # A pattern scan costs more than a substring test, so a scan that cannot match is skipped, and
+    # markup and spacing go through C string methods: markup characters become spaces one by one,
+    # which the join collapses into one per run, as the run's single space would have been.
+    s = _URL.sub(" url ", low) if "http" in low or "www." in low else low
+    if "@" in s:
+        s = _MENTION.sub(" user ", s)
+    s = _NUMBER.sub(" n ", _HEX.sub(" hex ", s))
+    if "<" in s:
+        s = _TAG.sub(" ", s)
+    return " ".join(s.translate(_MARKUP).split())
 
 
 def fingerprint(text: str, settings: TemplateSettings) -> int | None:
