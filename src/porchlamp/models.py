@@ -196,9 +196,9 @@ def record_to_dict(obj: Any) -> dict[str, Any]:
 
 @lru_cache(maxsize=None)
 def builder(model: type) -> Callable[..., Any]:
-    """A function making records of `model` from the value of every field in field order, equal to
-    `model(*values)`: for readers that make hundreds of thousands at once. A frozen dataclass's own
-    `__init__` goes through `object.__setattr__` for each field to get past its frozen check; this
+    """A function making records of `model` from the value of every field, in field order or by name,
+    equal to `model(...)` given the same: for code that makes hundreds of thousands at once. A frozen
+    dataclass's own `__init__` goes through `object.__setattr__` for each field to get past its frozen check; this
     sets each slot through the slot itself, in about half the time. The records are the same frozen
     ones: only this function and the model's own `__init__` ever set a slot."""
     if not (hasattr(model, "__dataclass_fields__") and model.__dataclass_params__.frozen and "__slots__" in vars(model)):
@@ -206,11 +206,13 @@ def builder(model: type) -> Callable[..., Any]:
     if hasattr(model, "__post_init__") or not all(f.init for f in fields(model)):
         raise TypeError(f"{model.__name__}: builder would skip what its __init__ does beyond setting fields")
     names = [f.name for f in fields(model)]
-    args = ", ".join(f"v{i}" for i in range(len(names)))
-    sets = "".join(f"    s{i}(o, v{i})\n" for i in range(len(names)))
-    scope: dict[str, Any] = {"new": object.__new__, "cls": model,
-                             **{f"s{i}": vars(model)[name].__set__ for i, name in enumerate(names)}}
-    exec(f"def build({args}):\n    o = new(cls)\n{sets}    return o\n", scope)  # noqa: S102 - text made above from field positions only
+    # Parameters are the fields' own names, so a caller may name them as it would for the model.
+    scope: dict[str, Any] = {"_new": object.__new__, "_cls": model,
+                             **{f"_set{i}": vars(model)[name].__set__ for i, name in enumerate(names)}}
+    if set(names) & (set(scope) | {"_o"}):
+        raise TypeError(f"{model.__name__}: a field's name is one the builder uses itself")
+    sets = "".join(f"    _set{i}(_o, {name})\n" for i, name in enumerate(names))
+    exec(f"def build({', '.join(names)}):\n    _o = _new(_cls)\n{sets}    return _o\n", scope)  # noqa: S102 - field names are identifiers
     build: Callable[..., Any] = scope["build"]
     build.__qualname__ = f"builder({model.__name__})"
     return build
