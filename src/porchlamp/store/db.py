@@ -239,7 +239,8 @@ class Store:
         return total
 
     def upsert_columns(self, table: str, data: dict[str, list[Any]]) -> int:
-        """Insert or replace rows given column by column (each list one column, same length).
+        """Insert or replace rows given column by column (each list one column, same length); rows
+        of a result table are only inserted (they have no key: a snapshot is deleted, then written whole).
 
         Goes through an Arrow table: DuckDB ingests it in bulk, where row-by-row inserts crawl.
         """
@@ -254,7 +255,8 @@ class Store:
         try:
             select = ", ".join(f"CAST({_q(c)} AS {types[c]})" for c in cols)
             self._run(
-                f"INSERT OR REPLACE INTO {table} ({', '.join(_q(c) for c in cols)}) SELECT {select} FROM {name}"
+                f"INSERT {'' if table in RESULT_TABLES else 'OR REPLACE '}INTO {table} ({', '.join(_q(c) for c in cols)}) "
+                f"SELECT {select} FROM {name}"
             )
         finally:
             self.conn.unregister(name)

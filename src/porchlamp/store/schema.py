@@ -271,6 +271,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        8,
+        "result tables without primary keys: a snapshot is only ever deleted and written whole, and keeping their "
+        "indexes cost more than writing the rows",
+        "\n".join(f"""
+        CREATE TABLE {table}_unkeyed AS SELECT * FROM {table};
+        DROP TABLE {table};
+        ALTER TABLE {table}_unkeyed RENAME TO {table};
+        """ for table in ("results", "pr_results", "component_results", "profile_results")),
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
