@@ -1,5 +1,6 @@
 """Records built by `models.builder` are the model's own: equal, equally hashed, as frozen, for
-every stored model and any values; a model whose __init__ does more is refused."""
+every stored model and the PR verdicts, any values, given in order or by name; a model whose
+__init__ does more is refused."""
 
 from __future__ import annotations
 

@@ -198,9 +198,9 @@ def record_to_dict(obj: Any) -> dict[str, Any]:
 def builder(model: type) -> Callable[..., Any]:
     """A function making records of `model` from the value of every field, in field order or by name,
     equal to `model(...)` given the same: for code that makes hundreds of thousands at once. A frozen
-    dataclass's own `__init__` goes through `object.__setattr__` for each field to get past its frozen check; this
-    sets each slot through the slot itself, in about half the time. The records are the same frozen
-    ones: only this function and the model's own `__init__` ever set a slot."""
+    dataclass's own `__init__` goes through `object.__setattr__` for each field to get past its
+    frozen check; this sets each slot through the slot itself, in about half the time. The records
+    are the same frozen ones: only this function and the model's own `__init__` ever set a slot."""
     if not (hasattr(model, "__dataclass_fields__") and model.__dataclass_params__.frozen and "__slots__" in vars(model)):
         raise TypeError(f"{model.__name__}: builder makes frozen dataclasses with slots only")
     if hasattr(model, "__post_init__") or not all(f.init for f in fields(model)):

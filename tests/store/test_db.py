@@ -12,7 +12,7 @@ import pytest
 from porchlamp.models import PullRequest, Repository, TimelineItem
 from porchlamp.sample import load_world
 from porchlamp.store import LATEST_VERSION, RAW_TABLES, Store, StoreError
-from porchlamp.store.schema import MIGRATIONS
+from porchlamp.store.schema import MIGRATIONS, RESULT_TABLES
 
 
 def _pr(number: int = 1, title: str = "Fix") -> PullRequest:
@@ -141,29 +141,27 @@ def test_values_stream_one_column_beside_other_queries(tmp_path: Path) -> None:
     assert first + rest == [None if i % 7 == 0 else i / 2 for i in range(2500)]
 
 
-def test_result_tables_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> None:
+def test_RESULT_TABLES_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> None:
     """A store evaluated before result tables lost their primary keys keeps every row and type, and
     writing the same snapshot again replaces it rather than adding to it."""
     path, day = tmp_path / "s.duckdb", date(2026, 10, 15)
     meta = {"settings": "{}", "porchlamp_version": "test", "repos": 2}
     tables = {"results": {"as_of": [day, day], "repo": ["o/a", "o/b"], "status": ["ranked", "stale"], "stars": [3, 4]},
               "pr_results": {"as_of": [day], "repo": ["o/a"], "number": [7], "created_at": [datetime(2026, 9, 1, 12)]}}
-    result_tables = ("results", "pr_results", "component_results", "profile_results")
-
     def shape(s: Store) -> dict[str, object]:
-        return {t: ([r[:2] for r in s.conn.execute(f"DESCRIBE {t}").fetchall()], sorted(map(str, s.conn.execute(f"SELECT * FROM {t}").fetchall())))
-                for t in result_tables}
+        return {t: ([r[:2] for r in s.conn.execute(f"DESCRIBE {t}").fetchall()],
+                    sorted(map(str, s.conn.execute(f"SELECT * FROM {t}").fetchall()))) for t in RESULT_TABLES}
 
     with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:7]), Store(path) as s:
         s.write_snapshot(day, meta, tables)
         keyed = s.conn.execute("SELECT count(*) FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' "
-                               "AND table_name IN (SELECT unnest(?))", [list(result_tables)]).fetchone()
+                               "AND table_name IN (SELECT unnest(?))", [list(RESULT_TABLES)]).fetchone()
         assert keyed == (4,)
         before = shape(s)
     with Store(path) as s:
         assert s.schema_version() == LATEST_VERSION
         assert shape(s) == before
         assert s.conn.execute("SELECT count(*) FROM duckdb_constraints() WHERE table_name IN (SELECT unnest(?))",
-                              [list(result_tables)]).fetchone() == (0,)
+                              [list(RESULT_TABLES)]).fetchone() == (0,)
         s.write_snapshot(day, meta, tables)
         assert shape(s) == before
