@@ -239,11 +239,15 @@ class Store:
         return total
 
     def upsert_columns(self, table: str, data: dict[str, list[Any]]) -> int:
-        """Insert or replace rows given column by column (each list one column, same length); rows
-        of a result table are only inserted (they have no key: a snapshot is deleted, then written whole).
+        """Insert or replace rows given column by column (each list one column, same length).
 
         Goes through an Arrow table: DuckDB ingests it in bulk, where row-by-row inserts crawl.
         """
+        return self._insert_columns(table, data, replace=True)
+
+    def _insert_columns(self, table: str, data: dict[str, list[Any]], replace: bool) -> int:
+        """Rows given column by column into `table`, replacing those with the same key (`replace`), or
+        only added: result tables have no key (a snapshot is deleted, then written whole)."""
         cols = list(data)
         n = len(data[cols[0]]) if cols else 0
         if n == 0:
@@ -254,10 +258,8 @@ class Store:
         self.conn.register(name, arrow)
         try:
             select = ", ".join(f"CAST({_q(c)} AS {types[c]})" for c in cols)
-            self._run(
-                f"INSERT {'' if table in RESULT_TABLES else 'OR REPLACE '}INTO {table} ({', '.join(_q(c) for c in cols)}) "
-                f"SELECT {select} FROM {name}"
-            )
+            self._run(f"INSERT {'OR REPLACE ' if replace else ''}INTO {table} ({', '.join(_q(c) for c in cols)}) "
+                      f"SELECT {select} FROM {name}")
         finally:
             self.conn.unregister(name)
         return n
@@ -495,7 +497,7 @@ class Store:
             )
             for table, data in tables.items():
                 self._result_table(table)
-                self.upsert_columns(table, data)
+                self._insert_columns(table, data, replace=False)
             for table, paths in (files or {}).items():
                 self._result_table(table)
                 if paths:
@@ -534,7 +536,7 @@ class Store:
         """Replace one snapshot's profile scores (a re-rank) in one transaction."""
         with self.transaction():
             self._run("DELETE FROM profile_results WHERE as_of = ?", [as_of])
-            self.upsert_columns("profile_results", data)
+            self._insert_columns("profile_results", data, replace=False)
 
     def snapshot_dates(self) -> list[date]:
         return [r[0] for r in self.conn.execute("SELECT as_of FROM snapshots ORDER BY as_of").fetchall()]
