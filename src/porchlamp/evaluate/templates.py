@@ -33,8 +33,7 @@ _MENTION = re.compile(r"@[\w-]+")
 _HEX = re.compile(r"[0-9a-f](?<!\w[0-9a-f])[0-9a-f]{6,63}\b")
 _NUMBER = re.compile(r"\d+")
 _TAG = re.compile(r"<[^>]{0,200}>")
-MARKUP_CHARS = "*_`#>|~[]()!=:-"
-_MARKUP = str.maketrans(dict.fromkeys(MARKUP_CHARS, " "))
+_MARKUP = str.maketrans(dict.fromkeys("*_`#>|~[]()!=:-", " "))
 MAX_CHARS = 400  # two messages that agree this far are the same message
 BATCH_REPOS = 500  # repositories' sightings folded into a count at once
 
