@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlparse
@@ -57,6 +58,7 @@ class ProjectFiles(NamedTuple):
     badge: str
 
 
+@lru_cache(maxsize=1 << 16)  # asked of every project many times a publish (pages, links, kept files)
 def project_files(repo: str) -> ProjectFiles:
     """Where a project's page, record, Shields endpoint and badge go. Names come from GitHub and are
     untrusted: each part is a slug, never a path of its own (think `..`)."""

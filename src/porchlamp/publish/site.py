@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from collections.abc import Callable, Set as AbstractSet
+from collections.abc import Callable, Sequence, Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
 from importlib import resources
@@ -86,15 +86,25 @@ def _show(v: Any) -> str:
     return "–" if v is None else str(v)
 
 
+def _thousands(n: int | None) -> str:
+    return "–" if n is None else f"{n:,}"
+
+
+def _delta(d: int | None) -> str:
+    return "–" if d is None else ("0" if d == 0 else f"{d:+d}")
+
+
+def _tierclass(tier: str | None) -> str:
+    return (tier or "none").replace(" (capped)", "-capped").lower()
+
+
 def environment() -> Environment:
     env = Environment(loader=PackageLoader("porchlamp.publish", "templates"), autoescape=select_autoescape(default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update({
         "pct": _pct, "hours": words.hours, "show": _show, "safe_url": safe_url,
-        "thousands": lambda n: "–" if n is None else f"{n:,}",
-        "delta": lambda d: "–" if d is None else ("0" if d == 0 else f"{d:+d}"),
+        "thousands": _thousands, "delta": _delta, "tierclass": _tierclass,
         "num": lambda x: "–" if x is None else f"{x:.1f}",
-        "tierclass": lambda t: (t or "none").replace(" (capped)", "-capped").lower(),
         "day": lambda t: t.strftime("%Y-%m-%d") if t else "–",
     })
     env.globals.update({
@@ -103,7 +113,7 @@ def environment() -> Environment:
         "checks": words.CHECKS, "funnel_rows": FUNNEL_ROWS, "tier_words": words.TIER_WORDS,
         "component_labels": words.COMPONENT_LABELS, "component_words": words.COMPONENT_WORDS, "input_lines": words.input_lines,
         "explain_words": words.explain_words, "delta_words": words.delta_words,
-        "evidence_rows": evidence_rows,
+        "evidence_rows": evidence_rows, "ranking_rows": ranking_rows,
     })
     return env
 
@@ -131,6 +141,31 @@ def evidence_rows(outside: list[dict[str, Any]], github: str, undecided: bool) -
             f'<td class="title">{e(do_truncate(_PLAIN, x["title"], 120))}</td><td>{e(x["author"])}</td>'
             f'<td class="num">{e(created.strftime("%Y-%m-%d") if created else "–")}</td>\n'
             f'<td>{judged}</td><td>{answer}</td><td>{e(x["response_actor"] or "")}</td></tr>\n')
+    return Markup("".join(out))
+
+
+def ranking_rows(rows: Sequence[Project], profile: str, root: str) -> Markup:
+    """The rows of a rankings table in `profile`, every value escaped. In Python for the same reason
+    as `evidence_rows`: the rankings are hundreds of pages of rows, rendered every publish (the same
+    bytes as the template loop they replaced; a test renders both)."""
+    e = escape
+    out = []
+    for p in rows:
+        d, r = p.profiles[profile], p.row
+        flags = "".join(f' <span class="flag">{e(f)}</span>' for f in p.flags)
+        out.append(
+            "    <tr>\n"
+            f'      <td class="c-rank" data-label="Rank">{e(d["rank"])}</td>\n'
+            f'      <td class="c-project"><a href="{e(root)}{e(project_href(p))}">{e(p.repo)}</a>{flags}</td>\n'
+            f'      <td class="c-tier" data-label="Tier"><span class="tier tier-{e(_tierclass(d["tier"]))}">{e(d["tier"])}</span></td>\n'
+            f'      <td class="c-score" data-label="Score">{e("%.1f" % d["score"])}</td>\n'
+            f'      <td class="c-answered" data-label="Answered">{e(p.answered_of)}</td>\n'
+            f'      <td class="c-median" data-label="Median first response">{e(words.hours(r["median_hours"]))}</td>\n'
+            f'      <td class="c-prs" data-label="PRs">{e(_thousands(r["outside_prs"]))}</td>\n'
+            f'      <td class="c-eco" data-label="Ecosystem">{e(r["ecosystem"])}</td>\n'
+            f'      <td class="c-stars" data-label="Stars">{e(_thousands(r["stars"]))}</td>\n'
+            f'      <td class="c-delta" data-label="Δ rank">{e(_delta(d["delta"]))}</td>\n'
+            "    </tr>\n")
     return Markup("".join(out))
 
 
