@@ -59,10 +59,41 @@ def evaluate(db: Path, when: date, workers: int, reuse: bool) -> dict[str, Any]:
             "worker_peak_mb": list(summary.worker_peak_mb)}
 
 
+def io_ticks(path: Path) -> int | None:
+    """Milliseconds the disk holding `path` has spent doing I/O since boot (/proc/diskstats), or
+    None where that cannot be read."""
+    dev = os.stat(path).st_dev
+    try:
+        for line in Path("/proc/diskstats").read_text().splitlines():
+            f = line.split()
+            if int(f[0]) == os.major(dev) and int(f[1]) == os.minor(dev):
+                return int(f[12])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def settle(path: Path, quiet: float = 1.0, limit: float = 120.0) -> float:
+    """Wait until the disk holding `path` has done no I/O for `quiet` seconds (at most `limit`), and
+    return the seconds waited. A copy or a deletion just before leaves write-back and block discards
+    behind it that `sync` does not wait for, and they would land in the next timed step."""
+    t0 = time.perf_counter()
+    last, since = io_ticks(path), time.perf_counter()
+    while last is not None and time.perf_counter() - t0 < limit:
+        time.sleep(0.1)
+        now = io_ticks(path)
+        if now != last:
+            last, since = now, time.perf_counter()
+        elif time.perf_counter() - since >= quiet:
+            break
+    return round(time.perf_counter() - t0, 1)
+
+
 def publish_day(db: Path, when: date, out: Path, full: bool) -> dict[str, Any]:
-    # The writes of the step before are flushed first: on a slow disk their write-back otherwise
-    # lands in whichever publish runs next.
+    # The writes of the steps before are flushed and the disk left to go quiet first: on a slow
+    # disk their write-back otherwise lands in whichever publish runs next.
     os.sync()
+    waited = settle(out.parent)
     t = time.perf_counter()
     with Store(db, read_only=True) as s:
         site = load_site_data(s, when)
@@ -74,7 +105,7 @@ def publish_day(db: Path, when: date, out: Path, full: bool) -> dict[str, Any]:
     while list(generations.home_of(out).glob(f"{generations.TRASH}*")):
         time.sleep(0.05)
     return {"seconds": round(done - t, 1), "load_seconds": round(loaded, 1), "pages": summary.pages,
-            "projects_kept": summary.reused, "steps": summary.steps, "trash_deleted_after": round(time.perf_counter() - done, 1)}
+            "projects_kept": summary.reused, "steps": summary.steps, "trash_deleted_after": round(time.perf_counter() - done, 1), "disk_settled_before": waited}
 
 
 def tree(root: Path) -> dict[str, bytes]:

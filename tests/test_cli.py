@@ -108,3 +108,21 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     again = refresh(WorldIndex(world), day1)
     assert again["collected"]["points"] == 0 and again["verdicts_moved"] == second["verdicts_moved"]
     assert f"refresh for {day1}: already collected for this day; 40 repositories checked, nothing fetched again" in again["out"]
+
+
+def test_an_older_store_is_upgraded_with_a_notice_first(tmp_path: Path) -> None:
+    from unittest.mock import patch
+
+    from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS
+
+    world, db = tmp_path / "w", tmp_path / "s.duckdb"
+    assert runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "4", "--out", str(world)]).exit_code == 0
+    with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:7]):
+        assert runner.invoke(app, ["load-world", str(world), "--db", str(db)]).exit_code == 0
+    res = runner.invoke(app, ["evaluate", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    said = " ".join(res.output.split())
+    assert f"upgrading the store to schema version 8 of {LATEST_VERSION}" in said and "stopping it loses nothing" in said
+    assert said.index("upgrading the store") < said.index("evaluated 40 repositories")
+    again = runner.invoke(app, ["evaluate", "--db", str(db)])
+    assert again.exit_code == 0 and "upgrading" not in again.output

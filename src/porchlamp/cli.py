@@ -71,6 +71,11 @@ def progress_bar(label: str, total: int | None) -> Iterator[Callable[[int], None
         yield lambda n=1: prog.advance(task, n)
 
 
+def _store(db: Path) -> Store:
+    """The store at `db`, opened to write; an upgrade of an older one is announced before it starts."""
+    return Store(db, notice=lambda text: console.print(escape(text), highlight=False, soft_wrap=True))
+
+
 def _require_store(db: Path) -> None:
     if not Path(db).exists():
         raise UserError(f"{db}: no store here; run `porchlamp collect` (or `porchlamp demo`) first")
@@ -128,7 +133,7 @@ def load_world_cmd(
     """
     from porchlamp.sample import load_world
 
-    with _errors(), Store(db) as store:
+    with _errors(), _store(db) as store:
         counts = load_world(world, store)
         console.print("loaded " + ", ".join(f"{n:,} {t}" for t, n in counts.items()) + f" into {db}")
 
@@ -175,7 +180,7 @@ def evaluate(
         settings = load_settings(config)
         when = _parse_date(as_of, "--as-of")
         _require_store(db)
-        with Store(db) as store:
+        with _store(db) as store:
             n = store.count("repositories")
             t0 = time.perf_counter()
             with progress_bar("evaluating repositories (templates, then verdicts)", 2 * n) as advance:
@@ -208,7 +213,7 @@ def rerank(
         settings = load_settings(config)
         when = _parse_date(as_of, "--as-of")
         _require_store(db)
-        with Store(db) as store:
+        with _store(db) as store:
             t0 = time.perf_counter()
             n = rerank_store(store, when, settings)
         console.print(f"re-ranked {n:,} projects in {len(settings.profiles)} profiles in {time.perf_counter() - t0:.1f} s")
@@ -284,7 +289,7 @@ def collect(
                       + f"; dependents from {deps or 'nowhere (skipped)'}", highlight=False, markup=False)
         client = GraphQLClient(api, token, wait_scale=_wait_scale())
         try:
-            with Store(db) as store:
+            with _store(db) as store:
                 for line in plan_collection(client, store, len(listing.repos), when).lines():
                     console.print(line, highlight=False, markup=False)
                 if plan:
@@ -329,7 +334,7 @@ def merge(
     snapshots are not merged: run `porchlamp evaluate` on the merged store.
     """
     with _errors():
-        with Store(db) as store:
+        with _store(db) as store:
             for path in stores:
                 counts = store.merge_from(path)
                 overlap = f"; {counts['overlap']:,} repositories were already here and now hold its rows" if counts["overlap"] else ""
@@ -357,7 +362,7 @@ def prune(
 
     with _errors():
         _require_store(db)
-        with Store(db) as store:
+        with _store(db) as store:
             summary = prune_snapshots(store, keep_days, dry_run)
         for line in summary.lines():
             console.print(line, highlight=False, markup=False)
@@ -398,7 +403,7 @@ def refresh(
         token, when, listing = _run_inputs(as_of, repos_file)
         client = GraphQLClient(api, token, wait_scale=_wait_scale())
         try:
-            with Store(db) as store:
+            with _store(db) as store:
                 summary = run_refresh(store, client, list(listing.repos), when, settings, progress_bar, out_dir,
                                       _dependents_api(dependents_api, api), concurrency,
                                       notice=lambda text: console.print(f"note: {text}", highlight=False, markup=False),

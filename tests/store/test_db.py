@@ -141,7 +141,7 @@ def test_values_stream_one_column_beside_other_queries(tmp_path: Path) -> None:
     assert first + rest == [None if i % 7 == 0 else i / 2 for i in range(2500)]
 
 
-def test_RESULT_TABLES_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> None:
+def test_result_tables_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> None:
     """A store evaluated before result tables lost their primary keys keeps every row and type, and
     writing the same snapshot again replaces it rather than adding to it."""
     path, day = tmp_path / "s.duckdb", date(2026, 10, 15)
@@ -158,10 +158,24 @@ def test_RESULT_TABLES_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> No
                                "AND table_name IN (SELECT unnest(?))", [list(RESULT_TABLES)]).fetchone()
         assert keyed == (4,)
         before = shape(s)
-    with Store(path) as s:
+    heard: list[str] = []
+    with Store(path, notice=heard.append) as s:
         assert s.schema_version() == LATEST_VERSION
         assert shape(s) == before
         assert s.conn.execute("SELECT count(*) FROM duckdb_constraints() WHERE table_name IN (SELECT unnest(?))",
                               [list(RESULT_TABLES)]).fetchone() == (0,)
         s.write_snapshot(day, meta, tables)
         assert shape(s) == before
+    # The operator hears of the upgrade before it runs, once per step, and of nothing on the next open.
+    assert len(heard) == LATEST_VERSION - 7 and f"schema version 8 of {LATEST_VERSION}" in heard[0]
+    assert MIGRATIONS[7].description in heard[0] and str(path) in heard[0]
+    with Store(path, notice=heard.append):
+        pass
+    assert len(heard) == LATEST_VERSION - 7
+
+
+def test_a_new_store_is_made_without_an_upgrade_notice(tmp_path: Path) -> None:
+    heard: list[str] = []
+    with Store(tmp_path / "new.duckdb", notice=heard.append) as s:
+        assert s.schema_version() == LATEST_VERSION
+    assert heard == []

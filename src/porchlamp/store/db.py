@@ -7,7 +7,7 @@ table's primary key, so writing the same row twice leaves one row.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from datetime import date, datetime
@@ -109,10 +109,12 @@ def _from_db(name: str, value: Any) -> Any:
 
 
 class Store:
-    """A DuckDB store file. Use as a context manager; `read_only` opens without migrating."""
+    """A DuckDB store file. Use as a context manager; `read_only` opens without migrating.
+    `notice` hears of an upgrade of an older store before it starts (minutes on a large one)."""
 
-    def __init__(self, path: str | Path, read_only: bool = False) -> None:
+    def __init__(self, path: str | Path, read_only: bool = False, notice: Callable[[str], None] | None = None) -> None:
         self.path = Path(path)
+        self._notice = notice
         self._budgeted = False
         if read_only and not self.path.exists():
             raise StoreError(f"{self.path}: no store here; run `porchlamp collect` (or the demo) first")
@@ -213,6 +215,11 @@ class Store:
         for mig in MIGRATIONS:
             if mig.version <= version:
                 continue
+            # A new store's tables are made at once; an older one's rows may be copied, for minutes.
+            if self._notice is not None and version > 0:
+                self._notice(f"{self.path}: upgrading the store to schema version {mig.version} of {LATEST_VERSION} "
+                             f"({mig.description}); on a large store this can take minutes, and stopping it loses "
+                             "nothing (the next run starts this step again)")
             # Each migration and its record commit together: a crash leaves the store at the old version.
             with self.transaction():
                 self._run(mig.sql)
@@ -312,7 +319,7 @@ class Store:
             raise StoreError(f"{src}: no store here to merge; give the path of a store `porchlamp collect` wrote")
         if src.resolve() == self.path.resolve():
             raise StoreError(f"{src}: cannot merge a store into itself")
-        with Store(src) as probe:  # brings an older store up to this version's schema first
+        with Store(src, notice=self._notice) as probe:  # brings an older store up to this version's schema first
             theirs = {k: probe.get_meta(k) for k in ("collected_as_of", "first_collected_as_of", "full_collection_points")}
         ours = {k: self.get_meta(k) for k in theirs}
         if ours["collected_as_of"] and theirs["collected_as_of"] and ours["collected_as_of"] != theirs["collected_as_of"]:
