@@ -103,7 +103,8 @@ def held(plan: Plan, site_dir: Path) -> set[str]:
 
 
 def _whole(site_dir: Path, repo: str) -> bool:
-    return all((site_dir / f).is_file() for f in project_files(repo))
+    root = str(site_dir)  # asked of every project twice a publish: strings, not path objects
+    return all(os.path.isfile(os.path.join(root, f)) for f in project_files(repo))
 
 
 def carry_files(repos: Iterable[str], source: Path, target: Path) -> None:
