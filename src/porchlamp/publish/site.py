@@ -113,7 +113,7 @@ def environment() -> Environment:
         "checks": words.CHECKS, "funnel_rows": FUNNEL_ROWS, "tier_words": words.TIER_WORDS,
         "component_labels": words.COMPONENT_LABELS, "component_words": words.COMPONENT_WORDS, "input_lines": words.input_lines,
         "explain_words": words.explain_words, "delta_words": words.delta_words,
-        "evidence_rows": evidence_rows, "ranking_rows": ranking_rows,
+        "evidence_rows": evidence_rows, "ranking_rows": ranking_rows, "not_ranked_rows": not_ranked_rows, "az_rows": az_rows,
     })
     return env
 
@@ -166,6 +166,33 @@ def ranking_rows(rows: Sequence[Project], profile: str, root: str) -> Markup:
             f'      <td class="c-stars" data-label="Stars">{e(_thousands(r["stars"]))}</td>\n'
             f'      <td class="c-delta" data-label="Δ rank">{e(_delta(d["delta"]))}</td>\n'
             "    </tr>\n")
+    return Markup("".join(out))
+
+
+def not_ranked_rows(rows: Sequence[Project], root: str) -> Markup:
+    """The rows of a list of projects not ranked, with their reasons, every value escaped (Python,
+    as `ranking_rows`; a test renders the template loop they replaced)."""
+    e = escape
+    return Markup("".join(
+        f'    <tr data-status="{e(p.status)}"><td class="c-project"><a href="{e(root)}{e(project_href(p))}">{e(p.repo)}</a></td>'
+        f'<td data-label="Status">{e(p.words)}</td>\n'
+        f'      <td class="reason" data-label="Reason">{e(p.row["reason"])}</td>'
+        f'<td class="num" data-label="Stars">{e(_thousands(p.row["stars"]))}</td></tr>\n' for p in rows))
+
+
+def az_rows(rows: Sequence[Project], root: str) -> Markup:
+    """The rows of an A–Z list of every project, every value escaped (as `not_ranked_rows`)."""
+    e = escape
+    out = []
+    for p in rows:
+        if p.status == "ranked":
+            d = p.profiles["default"]
+            status = f'Ranked {e(d["rank"])} · <span class="tier tier-{e(_tierclass(d["tier"]))}">{e(d["tier"])}</span>'
+        else:
+            status = e(p.words)
+        out.append(f'    <tr><td><a href="{e(root)}{e(project_href(p))}">{e(p.repo)}</a></td>\n'
+                   f'      <td>{status}</td>\n'
+                   f'      <td class="num">{e(_thousands(p.row["stars"]))}</td></tr>\n')
     return Markup("".join(out))
 
 
