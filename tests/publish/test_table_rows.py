@@ -62,7 +62,7 @@ def projects(draw: Any) -> Project:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(projects(), max_size=5), st.sampled_from(["default", "fast"]), st.sampled_from(["", "../", "../../../"]))
-def test_the_same_bytes_as_the_template_loop(rows: list[Project], profile: str, root: str) -> None:
+def test_rankings_rows_are_the_same_bytes_as_their_template_loop(rows: list[Project], profile: str, root: str) -> None:
     expected = environment().from_string(RANKINGS).render(rows=rows, profile=profile, root=root)
     assert str(ranking_rows(rows, profile, root)) == expected
 
@@ -76,8 +76,8 @@ def test_list_rows_are_the_same_bytes_as_their_template_loops(rows: list[Project
 
 
 def test_hostile_names_are_escaped() -> None:
-    row = {"status": "ranked", "kind": "responsive", "reason": "<script>r</script>", "outside_prs": 3, "answered": 2, "median_hours": 5.0, "ecosystem": "<b>npm</b>", "stars": 1200,
-           "borderline": True, "judged": False}
+    row = {"status": "ranked", "kind": "responsive", "reason": "<script>r</script>", "outside_prs": 3, "answered": 2,
+           "median_hours": 5.0, "ecosystem": "<b>npm</b>", "stars": 1200, "borderline": True, "judged": False}
     p = Project('o/"><script>x</script>', row, {"default": {"rank": 1, "score": 71.25, "tier": "<i>A</i>", "delta": None}})
     html = str(ranking_rows([p], "default", ""))
     assert "<script>" not in html and "<b>" not in html and "<i>" not in html
