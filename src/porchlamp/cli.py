@@ -71,9 +71,14 @@ def progress_bar(label: str, total: int | None) -> Iterator[Callable[[int], None
         yield lambda n=1: prog.advance(task, n)
 
 
+def _note(text: str) -> None:
+    """Something the operator should know that is not an error (a store upgrade, a partial listing)."""
+    console.print(f"note: {text}", highlight=False, markup=False)
+
+
 def _store(db: Path) -> Store:
     """The store at `db`, opened to write; an upgrade of an older one is announced before it starts."""
-    return Store(db, notice=lambda text: console.print(escape(text), highlight=False, soft_wrap=True))
+    return Store(db, notice=_note)
 
 
 def _require_store(db: Path) -> None:
@@ -298,7 +303,7 @@ def collect(
                     collector = Collector(store, client, CollectOptions(as_of=when, window_days=settings.window.days,
                                                                         concurrency=concurrency, dependents_api=deps),
                                           settings, progress=lambda label, n, total: advance(n),
-                                          notice=lambda text: console.print(f"note: {text}", highlight=False, markup=False))
+                                          notice=_note)
                     summary = collector.run(list(listing.repos))
         except CollectError as err:
             raise UserError(f"collection stopped: {err}") from None
@@ -406,7 +411,7 @@ def refresh(
             with _store(db) as store:
                 summary = run_refresh(store, client, list(listing.repos), when, settings, progress_bar, out_dir,
                                       _dependents_api(dependents_api, api), concurrency,
-                                      notice=lambda text: console.print(f"note: {text}", highlight=False, markup=False),
+                                      notice=_note,
                                       say=lambda text: console.print(text, highlight=False, markup=False),
                                       workers=_workers(workers, len(listing.repos)), cluster=cluster, reuse=not full,
                                       keep_days=keep_days)

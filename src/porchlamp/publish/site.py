@@ -144,6 +144,14 @@ def evidence_rows(outside: list[dict[str, Any]], github: str, undecided: bool) -
     return Markup("".join(out))
 
 
+def _project_link(p: Project, root: str) -> str:
+    return f'<a href="{escape(root)}{escape(project_href(p))}">{escape(p.repo)}</a>'
+
+
+def _tier_badge(tier: str | None) -> str:
+    return f'<span class="tier tier-{escape(_tierclass(tier))}">{escape(tier)}</span>'
+
+
 def ranking_rows(rows: Sequence[Project], profile: str, root: str) -> Markup:
     """The rows of a rankings table in `profile`, every value escaped. In Python for the same reason
     as `evidence_rows`: the rankings are hundreds of pages of rows, rendered every publish (the same
@@ -156,8 +164,8 @@ def ranking_rows(rows: Sequence[Project], profile: str, root: str) -> Markup:
         out.append(
             "    <tr>\n"
             f'      <td class="c-rank" data-label="Rank">{e(d["rank"])}</td>\n'
-            f'      <td class="c-project"><a href="{e(root)}{e(project_href(p))}">{e(p.repo)}</a>{flags}</td>\n'
-            f'      <td class="c-tier" data-label="Tier"><span class="tier tier-{e(_tierclass(d["tier"]))}">{e(d["tier"])}</span></td>\n'
+            f'      <td class="c-project">{_project_link(p, root)}{flags}</td>\n'
+            f'      <td class="c-tier" data-label="Tier">{_tier_badge(d["tier"])}</td>\n'
             f'      <td class="c-score" data-label="Score">{e("%.1f" % d["score"])}</td>\n'
             f'      <td class="c-answered" data-label="Answered">{e(p.answered_of)}</td>\n'
             f'      <td class="c-median" data-label="Median first response">{e(words.hours(r["median_hours"]))}</td>\n'
@@ -174,7 +182,7 @@ def not_ranked_rows(rows: Sequence[Project], root: str) -> Markup:
     as `ranking_rows`; a test renders the template loop they replaced)."""
     e = escape
     return Markup("".join(
-        f'    <tr data-status="{e(p.status)}"><td class="c-project"><a href="{e(root)}{e(project_href(p))}">{e(p.repo)}</a></td>'
+        f'    <tr data-status="{e(p.status)}"><td class="c-project">{_project_link(p, root)}</td>'
         f'<td data-label="Status">{e(p.words)}</td>\n'
         f'      <td class="reason" data-label="Reason">{e(p.row["reason"])}</td>'
         f'<td class="num" data-label="Stars">{e(_thousands(p.row["stars"]))}</td></tr>\n' for p in rows))
@@ -187,10 +195,10 @@ def az_rows(rows: Sequence[Project], root: str) -> Markup:
     for p in rows:
         if p.status == "ranked":
             d = p.profiles["default"]
-            status = f'Ranked {e(d["rank"])} · <span class="tier tier-{e(_tierclass(d["tier"]))}">{e(d["tier"])}</span>'
+            status = f'Ranked {e(d["rank"])} · {_tier_badge(d["tier"])}'
         else:
             status = e(p.words)
-        out.append(f'    <tr><td><a href="{e(root)}{e(project_href(p))}">{e(p.repo)}</a></td>\n'
+        out.append(f'    <tr><td>{_project_link(p, root)}</td>\n'
                    f'      <td>{status}</td>\n'
                    f'      <td class="num">{e(_thousands(p.row["stars"]))}</td></tr>\n')
     return Markup("".join(out))
