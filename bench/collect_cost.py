@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/collect_cost.py [--repos 3000] [--seed 7] [--concurrency 2] [--world DIR] [--later-world DIR]
                                            [--faults SPEC] [--check] [--only full|incremental] [--days 31]
-                                           [--evaluate [--publish]] [--workers 2]
+                                           [--evaluate [--publish]] [--workers 2] [--keep DIR]
 
 Full: a world dated 2026-10-15 is served by `porchlamp emulator` in a process of its own (as
 GitHub is) and collected over HTTP into a fresh store. Incremental: the same repositories'
@@ -17,13 +17,15 @@ world holds (porchlamp.sample.collected), table by table, and its evaluation wit
 the later day carrying the verdicts that hold, timed against a full evaluation of the same store in
 the same run (all four result tables must be equal). `--publish` then publishes the earlier day,
 and the later one over it keeping the projects whose files hold, timed against a full publish (every
-file must be equal).
+file must be equal). `--keep DIR` leaves the incremental half's two collections there, as
+earlier.duckdb and later.duckdb (before any evaluation), for `bench/evaluate_daily.py`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -137,7 +139,6 @@ def evaluate(db: Path, as_of: date, workers: int, reuse: bool) -> dict[str, Any]
 def daily_evaluation(db: Path, when: date, workers: int, tmp: Path) -> dict[str, Any]:
     """The later day evaluated carrying what holds, and (on a copy) in full: times, and equal rows."""
     import hashlib
-    import shutil
 
     from porchlamp.store import Store
 
@@ -161,8 +162,6 @@ def daily_evaluation(db: Path, when: date, workers: int, tmp: Path) -> dict[str,
 def daily_publish(db: Path, when: date, tmp: Path) -> dict[str, Any]:
     """The earlier day published, then the later one over it (keeping the projects whose files hold)
     and, over a copy, in full: times, and every file equal."""
-    import shutil
-
     from publish_daily import publish_day, tree
 
     first = publish_day(db, EARLIER, tmp / "site", full=True)
@@ -202,7 +201,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="worker processes for --evaluate (1: in this process)")
     ap.add_argument("--publish", action="store_true", help="with --evaluate: publish the earlier day, then the later one over "
                     "it keeping what holds and again in full, and time both")
+    ap.add_argument("--keep", type=Path, help="leave the incremental half's two collections here (earlier.duckdb, "
+                    "later.duckdb) for bench/evaluate_daily.py")
     args = ap.parse_args()
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         report: dict[str, Any] = {"benchmark": "collect_cost", "repos": args.repos, "seed": args.seed}
@@ -222,10 +225,14 @@ def main() -> None:
             db = tmp / "later.duckdb"
             base = collect(later, db, EARLIER, args.concurrency, clock=EARLIER)
             print(json.dumps({"partial": "earlier", **base}), file=sys.stderr, flush=True)
+            if args.keep is not None:
+                shutil.copyfile(db, args.keep / "earlier.duckdb")
             if args.evaluate:
                 report["evaluate_earlier"] = evaluate(db, EARLIER, args.workers, reuse=False)
             inc = collect(later, db, when, args.concurrency)
             print(json.dumps({"partial": "incremental", **inc}), file=sys.stderr, flush=True)
+            if args.keep is not None:
+                shutil.copyfile(db, args.keep / "later.duckdb")
             if args.evaluate:
                 report["evaluate_daily"] = daily_evaluation(db, when, args.workers, tmp)
                 print(json.dumps({"partial": "evaluate_daily", **report["evaluate_daily"]}), file=sys.stderr, flush=True)

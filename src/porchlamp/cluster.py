@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
@@ -61,13 +61,14 @@ def _settings(text: str) -> tuple[Settings, Rules]:
     return settings, load_rules(settings)
 
 
-def shard_sightings(shard_dir: str, shard: int, settings_json: str, skip: frozenset[str] = frozenset()) -> SightingTables:
+def shard_sightings(shard_dir: str, shard: int, settings_json: str, skip: frozenset[str] = frozenset(),
+                    only: Mapping[str, frozenset[int]] | None = None) -> SightingTables:
     """Map 1: the template sightings of one shard's comments but those of `skip` (known already),
-    as tables to count and to keep."""
+    and of `only`'s repositories those of the PRs it names (the rest known), as tables to count and to keep."""
     settings, rules = _settings(settings_json)
     with gcpause.paused():
         return sighting_tables(sightings_of(repo, opened, rows, Bots(rules.bots, repo), settings.templates)
-                               for repo, opened, rows in read_comments(shard_dir, shard, skip))
+                               for repo, opened, rows in read_comments(shard_dir, shard, skip, only))
 
 
 def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,

@@ -136,11 +136,11 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     `cluster` (whose workers must read `shard_dir`). Every way gives the same rows. With `reuse`, a
     repository whose rows are those of the latest earlier snapshot, under the same code, settings
     and templates (`snapshot_basis`), and whose window moved across none of its times (`horizon`),
-    keeps that snapshot's verdict, and one whose rows are unchanged is counted for templates from
-    the sightings the store kept: the same rows a full evaluation gives. `progress(n)` hears of
+    keeps that snapshot's verdict, and each PR whose rows are unchanged is counted for templates
+    from the sightings the store kept: the same rows a full evaluation gives. `progress(n)` hears of
     repositories as they pass each of the two passes."""
     from porchlamp.cluster import PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
-    from porchlamp.store.inputs import input_digests, keep_sightings, load_sightings, sighted
+    from porchlamp.store.inputs import input_digests, keep_sightings, load_sightings, sighting_plan
 
     lap = Laps()
     when = resolve_as_of(store, as_of)
@@ -155,26 +155,27 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     was = _carry_from(store, when) if reuse else None
     # The verdicts that hold if the template index turns out the day before's too.
     holding = set(_holding(store, was, when, wanted, digests, settings))
-    known = sighted(store, digests, key) & set(wanted) if reuse else set()
-    first = [r for r in wanted if r not in holding or r not in known]  # to judge, or to sight
     lap("holding")
     runner = runner_for(workers, cluster)
     lap("start_workers")
     try:
-        with shard_space(Path(store.path).parent, shard_dir) as space:
+        with shard_space(Path(store.path).parent, shard_dir) as space, sighting_plan(store, wanted, key, reuse) as plan:
+            known = plan.known
+            first = [r for r in wanted if r not in holding or r not in known]  # to judge, or to sight
+            lap("sighting_plan")
             # Templates are a property of the whole snapshot: every repository's sightings, reduced here.
             counter = TemplateCounter(settings.templates, load_rules(settings).bot_templates)
-            if known:
-                kept = sorted(known)
-                fps, said = load_sightings(store, kept)
-                counter.add_tables(SightingTables(tuple(kept), fps.cast(FINGERPRINT_SCHEMA), said.cast(COMMENT_SCHEMA)))
-                if progress:
-                    progress(len(kept))
-                lap("kept_sightings")
+            fps, said = load_sightings(store)
+            # Named are the repositories whose rows these are: those of some PRs taken again too.
+            counter.add_tables(SightingTables(tuple(sorted(known | set(plan.only))), fps.cast(FINGERPRINT_SCHEMA),
+                                              said.cast(COMMENT_SCHEMA)))
+            if progress and known:
+                progress(len(known))
+            lap("kept_sightings")
             where, ks = _export(store, space, first, runner.workers)
             lap("export")
             fresh: list[SightingTables] = []
-            for part in runner.map(shard_sightings, where, ks, text, runner.share(frozenset(known))):
+            for part in runner.map(shard_sightings, where, ks, text, runner.share(known), runner.share(plan.only)):
                 counter.add_tables(part)
                 fresh.append(part)
                 if progress:
@@ -212,9 +213,8 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                 {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files,
                 carry=(was, carried) if was and carried else None, inputs={r: digests[r] for r in wanted if r in digests})
             lap("write_snapshot")
-            if fresh:
-                keep_sightings(store, [r for t in fresh for r in t.repos], pa.concat_tables([t.fingerprints for t in fresh]),
-                               pa.concat_tables([t.comments for t in fresh]), digests, key)
+            keep_sightings(store, pa.concat_tables([t.fingerprints for t in fresh] or [FINGERPRINT_SCHEMA.empty_table()]),
+                           pa.concat_tables([t.comments for t in fresh] or [COMMENT_SCHEMA.empty_table()]), key)
             lap("keep_sightings")
             peaks = tuple(runner.peak_memory_mb())
     finally:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from porchlamp.config import Settings
-from porchlamp.snapshot import evaluate_store
+from porchlamp.snapshot import evaluate_store, sightings_key
 from porchlamp.store import Store
-from porchlamp.store.inputs import input_digests
+from porchlamp.store.inputs import input_digests, sighting_plan
 
 TABLES = ("results", "pr_results", "component_results", "profile_results")
 
@@ -45,23 +45,56 @@ def test_a_changed_row_moves_its_repository_digest_only(store: Path, change: str
     assert repo in moved and (len(moved) == 1 or "accounts" in change)
 
 
+def _kept(s: Store) -> dict[str, set[tuple]]:  # type: ignore[type-arg]
+    return {t: set(s.conn.execute(f"SELECT * FROM {t}").fetchall())
+            for t in ("template_pr_sighted", "template_fingerprints", "template_comments")}
+
+
 def test_kept_sightings_count_as_fresh_ones(store: Path) -> None:
-    """A day later on the same rows every repository's sightings come from the store; with one
-    repository's comment edited, its sightings are taken again. Both equal a full evaluation."""
+    """A day later on the same rows every PR's sightings come from the store; with one comment
+    edited, that PR's alone are taken again, and a PR that is gone is forgotten. Each day equals a
+    full evaluation."""
     seen: list[int] = []
+    settings = Settings()
+    key = sightings_key(settings.model_dump_json())
     with Store(store) as s:
-        evaluate_store(s, None, Settings())
-        assert s.count("template_sighted") == 300 and s.count("template_fingerprints") > 1000
-        repo = _first_with(s, "SELECT min(repo) FROM timeline WHERE kind = 'comment' AND length(body) > 80")
+        evaluate_store(s, None, settings)
+        prs = s.conn.execute("SELECT count(*) FROM (SELECT repo, number FROM pulls UNION SELECT repo, number FROM timeline "
+                             "WHERE kind IN ('comment', 'review', 'ready_for_review'))").fetchone()[0]
+        assert s.count("template_pr_sighted") == prs > 20_000 and s.count("template_fingerprints") > 1000
+        names = s.repo_names()
+        with sighting_plan(s, names, key) as plan:
+            assert plan.known == set(names) and not plan.only
+        with sighting_plan(s, names, key, reuse=False) as plan:
+            assert not plan.known - {r for r in names if not s.query("SELECT 1 FROM pulls WHERE repo = ?", [r])} and not plan.only
+        repo, number, node = s.conn.execute(
+            "SELECT repo, number, node_id FROM timeline WHERE kind = 'comment' AND length(body) > 80 ORDER BY node_id LIMIT 1").fetchone()
         s.conn.execute("UPDATE timeline SET body = 'A different message entirely, long enough to count as substantial text.' "
-                       "WHERE node_id = (SELECT min(node_id) FROM timeline WHERE repo = ? AND kind = 'comment' AND length(body) > 80)",
-                       [repo])
+                       "WHERE node_id = ?", [node])
+        gone = s.conn.execute("SELECT repo, number FROM pulls WHERE repo = ? AND number <> ? ORDER BY number LIMIT 1",
+                              [repo, number]).fetchone()
+        s.conn.execute("DELETE FROM timeline WHERE repo = ? AND number = ?", gone)
+        s.conn.execute("DELETE FROM pulls WHERE repo = ? AND number = ?", gone)
+        with sighting_plan(s, names, key) as plan:
+            assert plan.only == {repo: {number}} and plan.known == set(names) - {repo}
+        before = _kept(s)
         when = s.snapshot_dates()[-1]
-        summary = evaluate_store(s, when, Settings(), progress=seen.append)
+        summary = evaluate_store(s, when, settings, progress=seen.append)
         got = {t: s.rows(t) for t in TABLES}
-        digest = s.conn.execute("SELECT inputs FROM template_sighted WHERE repo = ?", [repo]).fetchone()[0]
-        assert digest == input_digests(s)[repo]  # the edited repository's sightings were taken again
-        full = evaluate_store(s, when, Settings(), reuse=False)
+        basis = (s.snapshot_meta(when) or {})["basis"]  # the template index, among what it rests on
+        after = _kept(s)
+        with sighting_plan(s, names, key) as plan:
+            assert plan.known == set(names) and not plan.only  # what was taken again is kept
+        full = evaluate_store(s, when, settings, reuse=False)
         want = {t: s.rows(t) for t in TABLES}
+        assert (s.snapshot_meta(when) or {})["basis"] == basis
+        assert _kept(s) == after  # taken afresh from every row, the same sightings
     assert sum(seen) == 600 and summary.repos == full.repos == 300
     assert got == want
+    # Only the edited PR's rows moved, and the PR that is gone left none.
+    for table in after:
+        moved = {row[:2] if table == "template_pr_sighted" else (row[0], row[2 if table == "template_fingerprints" else 1])
+                 for row in before[table] ^ after[table]}
+        assert moved <= {(repo, number), gone}, table
+    assert (repo, number) in {row[:2] for row in before["template_pr_sighted"] ^ after["template_pr_sighted"]}
+    assert not [row for row in after["template_pr_sighted"] if row[:2] == gone]

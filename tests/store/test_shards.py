@@ -62,6 +62,14 @@ def test_shards_read_back_as_the_store_reads(store300: Path, tmp_path: Path, per
                              for i in items if i.kind in TEMPLATE_KINDS), key=str))
                     for d in whole]
     assert sum(len(rows) for _, _, rows in said) > 1000 and sum(len(o) for _, o, _ in said) > 1000
+    # `only`: of the repositories it names, the rows of the PRs it gives (none for an empty set); the rest whole.
+    commented = [(repo, sorted({n for n, *_ in rows})) for repo, _, rows in said if len({n for n, *_ in rows}) >= 3]
+    (a, na), (b, _) = commented[0], commented[-1]
+    only = {a: frozenset(na[:2]), b: frozenset()}
+    some = [(repo, opened, sorted(rows, key=str)) for k in range(len(shards))
+            for repo, opened, rows in read_comments(tmp_path, k, only=only)]
+    assert some == [(repo, opened, [r for r in rows if repo not in only or r[0] in only[repo]]) for repo, opened, rows in said]
+    assert {r[0] for repo, _, rows in some if repo == a for r in rows} == set(na[:2])
     # Each shard carries the accounts its PRs were opened by, and only those.
     per_shard = [read_accounts(tmp_path, k) for k in range(len(shards))]
     assert {login: a for part in per_shard for login, a in part.items()} == {

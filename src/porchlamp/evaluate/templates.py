@@ -91,14 +91,15 @@ def fingerprint(text: str, settings: TemplateSettings) -> int | None:
 
 @dataclass
 class Sightings:
-    """One repository's comments by people: substantial ones fingerprinted, and every comment counted per author."""
+    """One repository's comments by people (or some of its PRs'): substantial ones fingerprinted, and
+    every comment counted per PR and author, so that a day can take again only the PRs whose rows changed."""
 
     repo: str
     fingerprints: list[int] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)
     fast: list[bool] = field(default_factory=list)
     actors: list[str] = field(default_factory=list)
-    comments_by: dict[str, int] = field(default_factory=dict)
+    comments_by: dict[tuple[int, str], int] = field(default_factory=dict)  # (PR number, login) -> comments
 
 
 # One timeline row as sightings read it: (PR number, kind, created_at, actor, actor_type, body).
@@ -125,7 +126,7 @@ def sightings_of(repo: str, opened: Mapping[int, datetime], rows: Sequence[Comme
         if kind not in ("comment", "review") or not actor or bots.is_bot(actor, actor_type):
             continue
         login = normalise_login(actor)
-        out.comments_by[login] = out.comments_by.get(login, 0) + 1
+        out.comments_by[number, login] = out.comments_by.get((number, login), 0) + 1
         fp = fingerprint(body, settings) if body else None
         if fp is None:
             continue
@@ -176,12 +177,12 @@ class SightingTables:
 
     repos: tuple[str, ...]
     fingerprints: pa.Table  # repo, fp, number, fast, actor
-    comments: pa.Table  # repo, login, n
+    comments: pa.Table  # repo, number, login, n
 
 
 FINGERPRINT_SCHEMA = pa.schema([("repo", pa.string()), ("fp", pa.int64()), ("number", pa.int32()),
                                 ("fast", pa.bool_()), ("actor", pa.string())])
-COMMENT_SCHEMA = pa.schema([("repo", pa.string()), ("login", pa.string()), ("n", pa.int32())])
+COMMENT_SCHEMA = pa.schema([("repo", pa.string()), ("number", pa.int32()), ("login", pa.string()), ("n", pa.int32())])
 
 
 def sighting_tables(items: Iterable[Sightings]) -> SightingTables:
@@ -197,7 +198,8 @@ def sighting_tables(items: Iterable[Sightings]) -> SightingTables:
         fps["fast"] += s.fast
         fps["actor"] += s.actors
         com["repo"] += [s.repo] * len(s.comments_by)
-        com["login"] += list(s.comments_by)
+        com["number"] += [number for number, _ in s.comments_by]
+        com["login"] += [login for _, login in s.comments_by]
         com["n"] += list(s.comments_by.values())
     return SightingTables(tuple(repos), pa.table(fps, schema=FINGERPRINT_SCHEMA), pa.table(com, schema=COMMENT_SCHEMA))
 
@@ -216,13 +218,14 @@ class TemplateCounter:
 
     def add_tables(self, t: SightingTables) -> None:
         """Fold in the sightings of many repositories at once (a shard's, or those the store kept)."""
-        for repo in t.repos:
+        f = t.fingerprints
+        # A repository with rows must have an id, named in `repos` or not: without one its PRs would count as none.
+        for repo in (*t.repos, *(pc.unique(f["repo"]).to_pylist() if f.num_rows else ())):
             self._repo_ids.setdefault(repo, len(self._repo_ids))
         if t.comments.num_rows:
             per = t.comments.group_by("login").aggregate([("n", "sum")])
             for login, n in zip(per["login"].to_pylist(), per["n_sum"].to_pylist()):
                 self._comments[login] = self._comments.get(login, 0) + n
-        f = t.fingerprints
         if f.num_rows:
             # Repository ids are dense, in first-seen order: the dict's order is its values' order.
             rid = pc.cast(pc.index_in(f["repo"], value_set=pa.array(list(self._repo_ids), pa.string())), pa.int32())

@@ -1,6 +1,6 @@
 """What each repository's verdict is computed from, as one digest of its rows per repository: equal
-digests on two days mean evaluation read the same rows, so an earlier verdict may be carried, and
-the repository's template sightings, kept under that digest, need not be taken again.
+digests on two days mean evaluation read the same rows, so an earlier verdict may be carried. Template
+sightings are kept per PR under a digest of that PR's rows, so a day takes again only those that changed.
 
 The digest covers every column evaluation reads of the repository's rows in every table, and the
 accounts that opened its PRs (all evaluation asks of accounts), summed over rows so order is moot.
@@ -8,11 +8,13 @@ accounts that opened its PRs (all evaluation asks of accounts), summed over rows
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import pyarrow as pa
 
-from porchlamp.store.db import _REPO_TABLES, MODEL_OF_TABLE, REPO_COLUMN, Store, _columns
+from porchlamp.store.db import _REPO_TABLES, MODEL_OF_TABLE, REPO_COLUMN, TEMPLATE_KINDS, Store, _columns
 
 
 def input_digests(store: Store) -> dict[str, str]:
@@ -31,44 +33,74 @@ def input_digests(store: Store) -> dict[str, str]:
         return dict(store.conn.execute(sql).fetchall())
 
 
-def sighted(store: Store, digests: Mapping[str, str], settings_key: str) -> set[str]:
-    """The repositories whose kept template sightings were taken from the rows they hold now
-    (same digest) under the same settings."""
-    return {r for r, inputs, key in store.conn.execute("SELECT repo, inputs, settings FROM template_sighted").fetchall()
-            if key == settings_key and digests.get(r) == inputs}
+@dataclass(frozen=True)
+class SightingPlan:
+    """Which template sightings a day takes again: those of PRs whose rows changed (or that are new),
+    and of every PR when the code or settings changed. `known`: repositories whose every PR's
+    sightings are kept; `only`: repositories with some kept, mapped to the PRs to take again;
+    any other repository is sighted whole."""
+
+    known: frozenset[str]
+    only: Mapping[str, frozenset[int]]
 
 
-def load_sightings(store: Store, repos: Sequence[str]) -> tuple[pa.Table, pa.Table]:
-    """The kept sightings of `repos`: (fingerprints, comments) tables."""
-    store.conn.register("_sighted", pa.table({"repo": pa.array(list(repos), pa.string())}))
+# Each PR's digest of what its sightings read (SPEC section 5): when it was opened and its comment,
+# review and ready-for-review rows. Summed over rows, as `input_digests`, so order is moot.
+_PR_INPUTS = f"""
+    SELECT repo, number, count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR AS inputs FROM (
+        SELECT repo, number, hash('pulls', created_at) AS h FROM pulls WHERE repo IN (SELECT repo FROM _wanted)
+        UNION ALL
+        SELECT repo, number, hash('timeline', kind, created_at, actor, actor_type, body) FROM timeline
+        WHERE kind IN ({", ".join(f"'{k}'" for k in TEMPLATE_KINDS)}) AND repo IN (SELECT repo FROM _wanted)
+    ) GROUP BY repo, number"""
+
+
+@contextmanager
+def sighting_plan(store: Store, repos: Sequence[str], settings_key: str, reuse: bool = True) -> Iterator[SightingPlan]:
+    """The plan for `repos` (see SightingPlan), comparing each PR's digest now with the one its kept
+    sightings were taken from under `settings_key`; none is kept without `reuse`. While it is open,
+    `load_sightings` reads the kept ones and `keep_sightings` replaces the rest."""
+    store.conn.register("_wanted", pa.table({"repo": pa.array(list(repos), pa.string())}))
     try:
-        fps = store.conn.sql("SELECT repo, fp, number, fast, actor FROM template_fingerprints "
-                             "WHERE repo IN (SELECT repo FROM _sighted)").to_arrow_table()
-        com = store.conn.sql("SELECT repo, login, n FROM template_comments "
-                             "WHERE repo IN (SELECT repo FROM _sighted)").to_arrow_table()
+        store.conn.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _pr_inputs AS
+            SELECT d.repo, d.number, d.inputs, coalesce(k.inputs = d.inputs AND k.settings = ? AND ?, false) AS kept
+            FROM ({_PR_INPUTS}) d LEFT JOIN template_pr_sighted k ON k.repo = d.repo AND k.number = d.number""",
+            [settings_key, reuse])
+        changed: dict[str, set[int]] = {}
+        for repo, number in store.conn.execute("SELECT repo, number FROM _pr_inputs WHERE NOT kept").fetchall():
+            changed.setdefault(repo, set()).add(number)
+        some = {r for r, in store.conn.execute("SELECT DISTINCT repo FROM _pr_inputs WHERE kept").fetchall()}
+        yield SightingPlan(frozenset(r for r in repos if r not in changed),
+                           {r: frozenset(numbers) for r, numbers in changed.items() if r in some})
     finally:
-        store.conn.unregister("_sighted")
+        store.conn.execute("DROP TABLE IF EXISTS _pr_inputs")
+        store.conn.unregister("_wanted")
+
+
+def load_sightings(store: Store) -> tuple[pa.Table, pa.Table]:
+    """The kept sightings of the open plan's kept PRs: (fingerprints, comments) tables."""
+    fps = store.conn.sql("SELECT f.repo, f.fp, f.number, f.fast, f.actor FROM template_fingerprints f "
+                         "JOIN _pr_inputs d ON f.repo = d.repo AND f.number = d.number WHERE d.kept").to_arrow_table()
+    com = store.conn.sql("SELECT c.repo, c.number, c.login, c.n FROM template_comments c "
+                         "JOIN _pr_inputs d ON c.repo = d.repo AND c.number = d.number WHERE d.kept").to_arrow_table()
     return fps, com
 
 
-def keep_sightings(store: Store, repos: Sequence[str], fingerprints: pa.Table, comments: pa.Table,
-                   digests: Mapping[str, str], settings_key: str) -> None:
-    """Replace the kept sightings of `repos` (taken from the rows whose digests are given)."""
-    if not repos:
-        return
-    names = pa.table({"repo": pa.array(list(repos), pa.string()),
-                      "inputs": pa.array([digests.get(r) for r in repos], pa.string()),
-                      "settings": pa.array([settings_key] * len(repos), pa.string())})
+def keep_sightings(store: Store, fingerprints: pa.Table, comments: pa.Table, settings_key: str) -> None:
+    """Under the open plan: the sightings of every PR not kept replaced by those just taken (the
+    plan's repositories' PRs that are gone are forgotten)."""
     with store.transaction():
-        store.conn.register("_sighted", names)
         store.conn.register("_fps", fingerprints)
         store.conn.register("_comments", comments)
         try:
-            for table in ("template_sighted", "template_fingerprints", "template_comments"):
-                store.conn.execute(f"DELETE FROM {table} WHERE repo IN (SELECT repo FROM _sighted)")
-            store.conn.execute("INSERT INTO template_sighted SELECT repo, inputs, settings FROM _sighted")
+            for table in ("template_pr_sighted", "template_fingerprints", "template_comments"):
+                store.conn.execute(f"DELETE FROM {table} t WHERE t.repo IN (SELECT repo FROM _wanted) AND NOT EXISTS "
+                                   "(SELECT 1 FROM _pr_inputs d WHERE d.kept AND d.repo = t.repo AND d.number = t.number)")
+            store.conn.execute("INSERT INTO template_pr_sighted SELECT repo, number, inputs, ? FROM _pr_inputs WHERE NOT kept",
+                               [settings_key])
             store.conn.execute("INSERT INTO template_fingerprints SELECT repo, fp, number, fast, actor FROM _fps")
-            store.conn.execute("INSERT INTO template_comments SELECT repo, login, n FROM _comments")
+            store.conn.execute("INSERT INTO template_comments SELECT repo, number, login, n FROM _comments")
         finally:
-            for name in ("_sighted", "_fps", "_comments"):
+            for name in ("_fps", "_comments"):
                 store.conn.unregister(name)

@@ -281,6 +281,28 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE {table}_unkeyed RENAME TO {table};
         """ for table in ("results", "pr_results", "component_results", "profile_results")),
     ),
+    Migration(
+        9,
+        "template sightings kept per PR, so a day takes again only the PRs whose rows changed (those kept "
+        "per repository are dropped and taken again by the next evaluation)",
+        """
+        DROP TABLE template_sighted;
+        CREATE TABLE template_pr_sighted (
+            repo VARCHAR,
+            number INTEGER,
+            inputs VARCHAR,
+            settings VARCHAR
+        );
+        DELETE FROM template_fingerprints;
+        DROP TABLE template_comments;
+        CREATE TABLE template_comments (
+            repo VARCHAR,
+            number INTEGER,
+            login VARCHAR,
+            n INTEGER
+        );
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

@@ -7,7 +7,7 @@ and `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (al
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -168,11 +168,13 @@ def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozens
         yield repo_data(repo, {t: by_repo.get(repo.name_with_owner, []) for t, by_repo in rows.items()})
 
 
-def read_comments(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset()
+def read_comments(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset(),
+                  only: Mapping[str, frozenset[int]] | None = None
                   ) -> Iterator[tuple[str, dict[int, datetime], list[CommentRow]]]:
     """What template sightings read of one shard, as plain values: each repository's name (in name
     order, those without rows too), when each of its PRs was opened, and its comment, review and
-    ready-for-review rows (`templates.CommentRow`); `skip`: repositories left out."""
+    ready-for-review rows (`templates.CommentRow`); `skip`: repositories left out; `only`: of the
+    repositories named there, the rows of those PRs alone."""
     root = Path(shard_dir)
     left_out = _names(skip)
     opened: dict[str, dict[int, datetime]] = {}
@@ -184,12 +186,25 @@ def read_comments(shard_dir: str | Path, shard: int, skip: frozenset[str] = froz
     cols = ["repo", "number", "kind", "created_at", "actor", "actor_type", "body"]
     # In the order written: sightings are counted, so the order of a repository's rows is moot.
     timeline = _read(root, "timeline", shard, cols, TEMPLATE_KINDS, left_out, ordered=False)
+    if timeline is not None and only:
+        timeline = _of_prs(timeline, only)
     if timeline is not None:
         for repo, number, kind, at, actor, actor_type, body in zip(*(pylist(timeline.column(c)) for c in cols)):
             said.setdefault(repo, []).append((number, kind, at, actor, actor_type, body))
     names = _read(root, "repositories", shard, ["name_with_owner"], skip=left_out)
     for repo in [] if names is None else pylist(names.column("name_with_owner")):
         yield repo, opened.get(repo, {}), said.get(repo, [])
+
+
+def _of_prs(rows: pa.Table, only: Mapping[str, frozenset[int]]) -> pa.Table:
+    """`rows` but those of `only`'s repositories whose PR is not among the numbers it gives them:
+    filtered as columns, so the rows left out never become Python values."""
+    names = sorted(only)
+    # (repository's place in `names`, PR number) as one integer; a repository not named has none.
+    at = pc.index_in(rows["repo"], value_set=pa.array(names, pa.string()))
+    key = pc.add(pc.shift_left(pc.cast(at, pa.int64()), 32), pc.cast(rows["number"], pa.int64()))
+    wanted = pa.array([(i << 32) + n for i, repo in enumerate(names) for n in only[repo]], pa.int64())
+    return rows.filter(pc.or_kleene(pc.is_null(at), pc.is_in(key, value_set=wanted)))
 
 
 def _names(repos: frozenset[str]) -> pa.Array | None:
