@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -73,8 +74,10 @@ class WorldIndex:
         if (self.path / "roles.jsonl.gz").exists():
             for role in iter_rows(world, "roles"):
                 self.repos[role["repo"].lower()].roles.append(role)
+        # Built once: rebuilt for each repository it made loading grow with repositories times accounts.
+        types = {login: a.get("type") for login, a in self.accounts.items()}
         for entry in self.repos.values():
-            self._associations(entry)
+            self._associations(entry, types)
             if cut and (entry.row.get("pushed_at") or "") >= cut:
                 entry.row = {**entry.row, "pushed_at": max((c["committed_at"] for c in entry.commits), default=entry.row["created_at"])}
             entry.pulls.sort(key=lambda p: (p["created_at"], p["number"]), reverse=True)
@@ -103,11 +106,10 @@ class WorldIndex:
         row["updated_at"] = max(times)
         return row
 
-    def _associations(self, entry: RepoEntry) -> None:
+    def _associations(self, entry: RepoEntry, types: Mapping[str, str | None]) -> None:
         """Every authorAssociation of the repository as read at `read_at`: a first-timer whose PR was
-        merged since reads CONTRIBUTOR, as on GitHub."""
+        merged since reads CONTRIBUTOR, as on GitHub. `types`: each account's type, by login."""
         history = RepoHistory.of(entry.roles, entry.commits)
-        types = {login: a.get("type") for login, a in self.accounts.items()}
         first_pr: dict[str, int] = {}
         for pr in sorted(entry.pulls, key=lambda p: (p["created_at"], p["number"])):
             if pr["author"]:

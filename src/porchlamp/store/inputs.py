@@ -67,12 +67,12 @@ def sighting_plan(store: Store, repos: Sequence[str], settings_key: str, reuse: 
             SELECT d.repo, d.number, d.inputs, coalesce(k.inputs = d.inputs AND k.settings = ? AND ?, false) AS kept
             FROM ({_PR_INPUTS}) d LEFT JOIN template_pr_sighted k ON k.repo = d.repo AND k.number = d.number""",
             [settings_key, reuse])
-        changed: dict[str, set[int]] = {}
-        for repo, number in store.conn.execute("SELECT repo, number FROM _pr_inputs WHERE NOT kept").fetchall():
-            changed.setdefault(repo, set()).add(number)
-        some = {r for r, in store.conn.execute("SELECT DISTINCT repo FROM _pr_inputs WHERE kept").fetchall()}
-        yield SightingPlan(frozenset(r for r in repos if r not in changed),
-                           {r: frozenset(numbers) for r, numbers in changed.items() if r in some})
+        changed = {r for r, in store.conn.execute("SELECT DISTINCT repo FROM _pr_inputs WHERE NOT kept").fetchall()}
+        # The PRs to take again are listed only for repositories with some kept: on a first day, none.
+        only = {r: frozenset(numbers) for r, numbers in store.conn.execute(
+            "SELECT repo, list(number) FROM _pr_inputs WHERE NOT kept AND repo IN "
+            "(SELECT repo FROM _pr_inputs WHERE kept) GROUP BY repo").fetchall()}
+        yield SightingPlan(frozenset(r for r in repos if r not in changed), only)
     finally:
         store.conn.execute("DROP TABLE IF EXISTS _pr_inputs")
         store.conn.unregister("_wanted")
