@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
@@ -76,3 +77,19 @@ def test_shards_read_back_as_the_store_reads(store300: Path, tmp_path: Path, per
         login: a for login, a in accounts.items() if login in authors}
     for k, part in enumerate(per_shard):
         assert set(part) == {pr.author for d in read_shard(tmp_path, k) for pr in d.pulls} & set(accounts)
+
+
+_REPO = st.sampled_from(["a/x", "a/y", "b/x", "c/z"])
+_NUMBER = st.integers(min_value=1, max_value=2**31 - 1)
+
+
+@given(rows=st.lists(st.tuples(_REPO, _NUMBER), max_size=60),
+       only=st.dictionaries(_REPO, st.frozensets(_NUMBER, max_size=5), max_size=3), data=st.data())
+def test_only_the_named_prs_of_the_named_repositories_are_kept(rows: list[tuple[str, int]],
+                                                                only: dict[str, frozenset[int]], data: st.DataObject) -> None:
+    # Numbers named in `only` also appear among the rows, so the filter is tested on hits, not misses alone.
+    rows = rows + [(repo, n) for repo, numbers in only.items() for n in numbers if data.draw(st.booleans())]
+    table = pa.table({"repo": pa.array([r for r, _ in rows], pa.string()), "number": pa.array([n for _, n in rows], pa.int32())})
+    got = shards_mod._of_prs(table, only)
+    assert list(zip(got["repo"].to_pylist(), got["number"].to_pylist())) == [
+        (repo, n) for repo, n in rows if repo not in only or n in only[repo]]
