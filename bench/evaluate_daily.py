@@ -26,6 +26,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from porchlamp.config import Settings  # noqa: E402
@@ -37,9 +39,10 @@ COLLECTED = (*RAW_TABLES, "collect_state", "repo_names")
 
 
 def take_rows(db: Path, source: Path) -> date:
-    """Replace every collected table of `db` by `source`'s, and return the day `source` was collected for."""
-    with Store(source, read_only=True) as s:
-        when = date.fromisoformat(s.get_meta("collected_as_of") or "")
+    """Replace every collected table of `db` by `source`'s, and return the day `source` was collected for.
+    `source` is read as plain tables: an older revision of this code refuses to open a newer store."""
+    with duckdb.connect(str(source), read_only=True) as conn:
+        when = date.fromisoformat(conn.execute("SELECT value FROM store_meta WHERE key = 'collected_as_of'").fetchone()[0])
     with Store(db) as s:
         s.conn.execute(f"ATTACH '{source}' AS src (READ_ONLY)")
         try:
