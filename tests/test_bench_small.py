@@ -34,11 +34,19 @@ def test_bench_emulator_rps_small() -> None:
 
 
 @pytest.mark.slow
-def test_bench_collect_cost_small() -> None:
-    res = subprocess.run([sys.executable, str(BENCH / "collect_cost.py"), "--repos", "100", "--days", "1"],
+def test_bench_collect_cost_small(tmp_path: Path) -> None:
+    res = subprocess.run([sys.executable, str(BENCH / "collect_cost.py"), "--repos", "100", "--days", "1", "--keep", str(tmp_path)],
                          capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr[-2000:]
     data = json.loads(res.stdout)
     assert data["full"]["prs"] > 0 and data["full"]["failed"] == {} and data["earlier"]["failed"] == {} and data["days"] == 1
     assert data["incremental"]["unchanged"] > 0
     assert data["incremental"]["prs"] > 0 and 0 < data["incremental_share_of_full"] < 1
+    # The two collections it kept, evaluated as a day after the other.
+    day = subprocess.run([sys.executable, str(BENCH / "evaluate_daily.py"), "--earlier", str(tmp_path / "earlier.duckdb"),
+                          "--later", str(tmp_path / "later.duckdb"), "--workers", "1", "--work", str(tmp_path / "work")],
+                         capture_output=True, text=True, timeout=600)
+    assert day.returncode == 0, day.stderr[-2000:]
+    figures = json.loads(day.stdout)
+    assert figures["equal_rows"] and figures["first"]["as_of"] == "2026-10-15" and figures["daily"]["as_of"] == "2026-10-16"
+    assert 0 < figures["daily"]["carried"] < figures["daily"]["repos"] == 100
