@@ -21,7 +21,6 @@ import platform
 import shutil
 import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -30,8 +29,7 @@ import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from porchlamp.config import Settings  # noqa: E402
-from porchlamp.snapshot import evaluate_store  # noqa: E402
+from collect_cost import evaluate  # noqa: E402  (beside this file; imports the `src` above)
 from porchlamp.store import RAW_TABLES, Store  # noqa: E402
 
 # What a collection writes, besides the raw rows: its progress per repository and the names it resolved.
@@ -55,14 +53,6 @@ def take_rows(db: Path, source: Path) -> date:
         finally:
             s.conn.execute("DETACH src")
     return when
-
-
-def evaluate(db: Path, when: date, workers: int, reuse: bool) -> dict[str, Any]:
-    t = time.perf_counter()
-    with Store(db) as s:
-        summary = evaluate_store(s, when, Settings(), workers=workers, reuse=reuse)
-    return {"seconds": round(time.perf_counter() - t, 1), "repos": summary.repos, "carried": summary.carried,
-            "steps": summary.steps, "worker_peak_mb": list(summary.worker_peak_mb)}
 
 
 def tables(db: Path, when: date) -> dict[str, str]:
@@ -95,12 +85,12 @@ def main() -> None:
         first = take_rows(db, args.earlier)
         report: dict[str, Any] = {"benchmark": "evaluate_daily", "machine": f"{os.cpu_count()} cores, {platform.machine()}",
                                   "date": date.today().isoformat(), "workers": args.workers}
-        report["first"] = {"as_of": first.isoformat(), **evaluate(db, first, args.workers, reuse=False)}
+        report["first"] = evaluate(db, first, args.workers, reuse=False)
         second = take_rows(db, args.later)
         whole = work / "whole.duckdb"
         shutil.copyfile(db, whole)
-        report["full"] = {"as_of": second.isoformat(), **evaluate(whole, second, args.workers, reuse=False)}
-        report["daily"] = {"as_of": second.isoformat(), **evaluate(db, second, args.workers, reuse=True)}
+        report["full"] = evaluate(whole, second, args.workers, reuse=False)
+        report["daily"] = evaluate(db, second, args.workers, reuse=True)
         if tables(db, second) != tables(whole, second):
             raise SystemExit("the day carried differs from the full evaluation: a bug, not a figure")
         report["equal_rows"] = True

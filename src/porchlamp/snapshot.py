@@ -140,7 +140,7 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     from the sightings the store kept: the same rows a full evaluation gives. `progress(n)` hears of
     repositories as they pass each of the two passes."""
     from porchlamp.cluster import PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
-    from porchlamp.store.inputs import input_digests, keep_sightings, load_sightings, sighting_plan
+    from porchlamp.store.inputs import input_digests, sighting_plan
 
     lap = Laps()
     when = resolve_as_of(store, as_of)
@@ -165,10 +165,8 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
             lap("sighting_plan")
             # Templates are a property of the whole snapshot: every repository's sightings, reduced here.
             counter = TemplateCounter(settings.templates, load_rules(settings).bot_templates)
-            fps, said = load_sightings(store)
-            # Named are the repositories whose rows these are: those of some PRs taken again too.
-            counter.add_tables(SightingTables(tuple(sorted(known | set(plan.only))), fps.cast(FINGERPRINT_SCHEMA),
-                                              said.cast(COMMENT_SCHEMA)))
+            fps, said = plan.load()
+            counter.add_tables(SightingTables(tuple(sorted(known)), fps.cast(FINGERPRINT_SCHEMA), said.cast(COMMENT_SCHEMA)))
             if progress and known:
                 progress(len(known))
             lap("kept_sightings")
@@ -213,8 +211,8 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                 {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files,
                 carry=(was, carried) if was and carried else None, inputs={r: digests[r] for r in wanted if r in digests})
             lap("write_snapshot")
-            keep_sightings(store, pa.concat_tables([t.fingerprints for t in fresh] or [FINGERPRINT_SCHEMA.empty_table()]),
-                           pa.concat_tables([t.comments for t in fresh] or [COMMENT_SCHEMA.empty_table()]), key)
+            plan.keep(pa.concat_tables([t.fingerprints for t in fresh] or [FINGERPRINT_SCHEMA.empty_table()]),
+                      pa.concat_tables([t.comments for t in fresh] or [COMMENT_SCHEMA.empty_table()]))
             lap("keep_sightings")
             peaks = tuple(runner.peak_memory_mb())
     finally:

@@ -17,6 +17,10 @@ import pyarrow as pa
 from porchlamp.store.db import _REPO_TABLES, MODEL_OF_TABLE, REPO_COLUMN, TEMPLATE_KINDS, Store, _columns
 
 
+# A digest of the rows `h` hashes, per group: how many, and their hashes summed, so order is moot.
+_DIGEST = "count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR"
+
+
 def input_digests(store: Store) -> dict[str, str]:
     """Each stored repository's digest of its rows (`rows:sum of row hashes`), by name."""
     parts = []
@@ -26,28 +30,16 @@ def input_digests(store: Store) -> dict[str, str]:
     cols = ", ".join(f"a.{c}" for c in _columns(MODEL_OF_TABLE["accounts"]))
     parts.append(f"SELECT x.repo, hash('accounts', {cols}) AS h FROM accounts a "
                  "JOIN (SELECT DISTINCT repo, author FROM pulls) x ON a.login = x.author")
-    sql = (f"SELECT repo, count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR AS digest "
-           f"FROM ({' UNION ALL '.join(parts)}) GROUP BY repo")
+    sql = f"SELECT repo, {_DIGEST} AS digest FROM ({' UNION ALL '.join(parts)}) GROUP BY repo"
     # A streaming aggregate over every row: kept in a small budget like the shard export.
     with store.small_budget():
         return dict(store.conn.execute(sql).fetchall())
 
 
-@dataclass(frozen=True)
-class SightingPlan:
-    """Which template sightings a day takes again: those of PRs whose rows changed (or that are new),
-    and of every PR when the code or settings changed. `known`: repositories whose every PR's
-    sightings are kept; `only`: repositories with some kept, mapped to the PRs to take again;
-    any other repository is sighted whole."""
-
-    known: frozenset[str]
-    only: Mapping[str, frozenset[int]]
-
-
 # Each PR's digest of what its sightings read (SPEC section 5): when it was opened and its comment,
-# review and ready-for-review rows. Summed over rows, as `input_digests`, so order is moot.
+# review and ready-for-review rows.
 _PR_INPUTS = f"""
-    SELECT repo, number, count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR AS inputs FROM (
+    SELECT repo, number, {_DIGEST} AS inputs FROM (
         SELECT repo, number, hash('pulls', created_at) AS h FROM pulls WHERE repo IN (SELECT repo FROM _wanted)
         UNION ALL
         SELECT repo, number, hash('timeline', kind, created_at, actor, actor_type, body) FROM timeline
@@ -55,11 +47,52 @@ _PR_INPUTS = f"""
     ) GROUP BY repo, number"""
 
 
+@dataclass(frozen=True)
+class SightingPlan:
+    """Which template sightings a day takes again: those of PRs whose rows changed (or that are new),
+    and of every PR when the code or settings changed. `known`: repositories whose every PR's
+    sightings are kept; `only`: repositories with some kept, mapped to the PRs to take again;
+    any other repository is sighted whole. Open while `sighting_plan` is: it reads the kept
+    sightings and keeps the new ones."""
+
+    store: Store
+    settings_key: str
+    known: frozenset[str]
+    only: Mapping[str, frozenset[int]]
+
+    def load(self) -> tuple[pa.Table, pa.Table]:
+        """The kept sightings of the PRs whose rows did not change: (fingerprints, comments) tables."""
+        conn = self.store.conn
+        fps = conn.sql("SELECT f.repo, f.fp, f.number, f.fast, f.actor FROM template_fingerprints f "
+                       "JOIN _pr_inputs d ON f.repo = d.repo AND f.number = d.number WHERE d.kept").to_arrow_table()
+        com = conn.sql("SELECT c.repo, c.number, c.login, c.n FROM template_comments c "
+                       "JOIN _pr_inputs d ON c.repo = d.repo AND c.number = d.number WHERE d.kept").to_arrow_table()
+        return fps, com
+
+    def keep(self, fingerprints: pa.Table, comments: pa.Table) -> None:
+        """The sightings of every PR not kept replaced by those just taken (the plan's repositories'
+        PRs that are gone are forgotten)."""
+        conn = self.store.conn
+        with self.store.transaction():
+            conn.register("_fps", fingerprints)
+            conn.register("_comments", comments)
+            try:
+                for table in ("template_pr_sighted", "template_fingerprints", "template_comments"):
+                    conn.execute(f"DELETE FROM {table} t WHERE t.repo IN (SELECT repo FROM _wanted) AND NOT EXISTS "
+                                 "(SELECT 1 FROM _pr_inputs d WHERE d.kept AND d.repo = t.repo AND d.number = t.number)")
+                conn.execute("INSERT INTO template_pr_sighted SELECT repo, number, inputs, ? FROM _pr_inputs WHERE NOT kept",
+                             [self.settings_key])
+                conn.execute("INSERT INTO template_fingerprints SELECT repo, fp, number, fast, actor FROM _fps")
+                conn.execute("INSERT INTO template_comments SELECT repo, number, login, n FROM _comments")
+            finally:
+                for name in ("_fps", "_comments"):
+                    conn.unregister(name)
+
+
 @contextmanager
 def sighting_plan(store: Store, repos: Sequence[str], settings_key: str, reuse: bool = True) -> Iterator[SightingPlan]:
     """The plan for `repos` (see SightingPlan), comparing each PR's digest now with the one its kept
-    sightings were taken from under `settings_key`; none is kept without `reuse`. While it is open,
-    `load_sightings` reads the kept ones and `keep_sightings` replaces the rest."""
+    sightings were taken from under `settings_key`; none is kept without `reuse`."""
     store.conn.register("_wanted", pa.table({"repo": pa.array(list(repos), pa.string())}))
     try:
         store.conn.execute(f"""
@@ -72,35 +105,7 @@ def sighting_plan(store: Store, repos: Sequence[str], settings_key: str, reuse: 
         only = {r: frozenset(numbers) for r, numbers in store.conn.execute(
             "SELECT repo, list(number) FROM _pr_inputs WHERE NOT kept AND repo IN "
             "(SELECT repo FROM _pr_inputs WHERE kept) GROUP BY repo").fetchall()}
-        yield SightingPlan(frozenset(r for r in repos if r not in changed), only)
+        yield SightingPlan(store, settings_key, frozenset(r for r in repos if r not in changed), only)
     finally:
         store.conn.execute("DROP TABLE IF EXISTS _pr_inputs")
         store.conn.unregister("_wanted")
-
-
-def load_sightings(store: Store) -> tuple[pa.Table, pa.Table]:
-    """The kept sightings of the open plan's kept PRs: (fingerprints, comments) tables."""
-    fps = store.conn.sql("SELECT f.repo, f.fp, f.number, f.fast, f.actor FROM template_fingerprints f "
-                         "JOIN _pr_inputs d ON f.repo = d.repo AND f.number = d.number WHERE d.kept").to_arrow_table()
-    com = store.conn.sql("SELECT c.repo, c.number, c.login, c.n FROM template_comments c "
-                         "JOIN _pr_inputs d ON c.repo = d.repo AND c.number = d.number WHERE d.kept").to_arrow_table()
-    return fps, com
-
-
-def keep_sightings(store: Store, fingerprints: pa.Table, comments: pa.Table, settings_key: str) -> None:
-    """Under the open plan: the sightings of every PR not kept replaced by those just taken (the
-    plan's repositories' PRs that are gone are forgotten)."""
-    with store.transaction():
-        store.conn.register("_fps", fingerprints)
-        store.conn.register("_comments", comments)
-        try:
-            for table in ("template_pr_sighted", "template_fingerprints", "template_comments"):
-                store.conn.execute(f"DELETE FROM {table} t WHERE t.repo IN (SELECT repo FROM _wanted) AND NOT EXISTS "
-                                   "(SELECT 1 FROM _pr_inputs d WHERE d.kept AND d.repo = t.repo AND d.number = t.number)")
-            store.conn.execute("INSERT INTO template_pr_sighted SELECT repo, number, inputs, ? FROM _pr_inputs WHERE NOT kept",
-                               [settings_key])
-            store.conn.execute("INSERT INTO template_fingerprints SELECT repo, fp, number, fast, actor FROM _fps")
-            store.conn.execute("INSERT INTO template_comments SELECT repo, number, login, n FROM _comments")
-        finally:
-            for name in ("_fps", "_comments"):
-                store.conn.unregister(name)
