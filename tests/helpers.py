@@ -93,3 +93,10 @@ def verdict_rows(results: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     of its rows): two stores holding different rows (a loaded world keeps PRs from before the
     window, an older store keeps PRs that left it) reach the same verdicts with different bookkeeping."""
     return [r[:-2] for r in results]
+
+
+def pr_verdict_rows(prs: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """`pr_results` rows without their three last columns: whether CI ran (a store keeps what earlier
+    days' CI samples saw; the CI component counts only the day's sample), until when the verdict holds
+    and its key (from the digest of the PR's rows, which two stores may hold differently for the same verdict)."""
+    return [r[:-3] for r in prs]

@@ -92,7 +92,10 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     assert "verdicts that moved:" in second["out"] and second["previous"] == day0.isoformat()
     # Repositories with nothing new and no PR across a window boundary keep the day before's verdict.
     assert 0 < second["carried_verdicts"] <= c["unchanged"]
-    assert f"evaluated 40 repositories ({second['carried_verdicts']} verdicts carried from {day0}, the rest judged again)" in second["out"]
+    # In the rest, each PR whose rows and standing are unchanged keeps its verdict too.
+    assert second["kept_pr_verdicts"] > second["judged_prs"] > 0
+    assert (f"evaluated 40 repositories ({second['carried_verdicts']} verdicts carried from {day0}, the rest judged again: "
+            f"{second['kept_pr_verdicts']:,} of their PR verdicts kept, {second['judged_prs']:,} PRs judged)") in second["out"]
     assert json.loads((site / "data" / "v1" / "index.json").read_text())["as_of"] == day1.isoformat()
     # The projects whose verdict and figures hold keep yesterday's files, and the site says so.
     kept = second["published"]["projects_kept"]

@@ -158,7 +158,8 @@ FULL_OPTION = typer.Option(False, "--full", help="Judge every repository again, 
 
 def _carried_line(summary: Any) -> str:
     return (f"{summary.carried:,} of {summary.repos:,} verdicts carried from {summary.carried_from} "
-            "(rows unchanged, no PR crossed a window boundary); the rest judged again")
+            f"(rows unchanged, no PR crossed a window boundary); in the rest, {summary.reused_prs:,} PR verdicts kept "
+            f"and {summary.judged_prs:,} PRs judged again")
 
 
 @app.command()
@@ -176,7 +177,8 @@ def evaluate(
     Pure and repeatable: the same store, date and configuration give the same results, however
     many workers share the repositories. A repository whose rows are unchanged since the latest
     earlier snapshot, and whose window moved past none of its PRs' times, keeps that snapshot's
-    verdict (the same result, without judging again; --full judges everything). Change weights in
+    verdict (the same result, without judging again; --full judges everything); in the others, so
+    does each PR whose own rows, author and repository's maintainers are unchanged. Change weights in
     the configuration and run `rerank` to re-rank; nothing is collected again.
     """
     from porchlamp.snapshot import evaluate_store
@@ -195,7 +197,7 @@ def evaluate(
             f"evaluated {summary.repos:,} repositories for {summary.as_of} in {time.perf_counter() - t0:.1f} s: {parts}; "
             f"{summary.outside_prs:,} outside PRs judged"
         )
-        if summary.carried:
+        if summary.carried_from:
             console.print(_carried_line(summary), highlight=False, markup=False)
         if summary.worker_peak_mb:
             console.print(f"on {len(summary.worker_peak_mb)} worker processes, each at most {max(summary.worker_peak_mb):,.0f} MB",

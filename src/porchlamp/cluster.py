@@ -28,11 +28,12 @@ from porchlamp import gcpause, killpoints
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate.components import ComponentResult
-from porchlamp.evaluate.engine import Snapshot, evaluate_repo
+from porchlamp.evaluate.engine import Snapshot, evaluate_repo, window
+from porchlamp.evaluate.pulls import Earlier
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.templates import SightingTables, TemplateIndex, sighting_tables, sightings_of
-from porchlamp.store.shards import read_accounts, read_comments, read_shard
+from porchlamp.store.shards import pr_digests, read_accounts, read_comments, read_shard, read_verdict_rows
 
 # About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
 ROWS_PER_SHARD = 100_000
@@ -53,6 +54,8 @@ class ShardOutcome:
     outside_prs: int
     # (repo, status, outside PRs, components) of every repository that reached scoring
     scored: tuple[tuple[str, str, int, dict[str, ComponentResult]], ...]
+    reused_prs: int = 0  # PR verdicts of the earlier day kept, not judged again
+    judged_prs: int = 0  # PR verdicts judged
 
 
 @lru_cache(maxsize=4)
@@ -72,18 +75,28 @@ def shard_sightings(shard_dir: str, shard: int, settings_json: str, skip: frozen
 
 
 def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,
-                skip: frozenset[str] = frozenset()) -> ShardOutcome:
+                skip: frozenset[str] = frozenset(), was: date | None = None) -> ShardOutcome:
     """Map 2: every repository of one shard evaluated but those in `skip` (carried from an earlier
     day by the caller); its result rows written under `<shard_dir>/results/<table>/<shard>.parquet`
-    (rewritten whole if the task runs again)."""
-    from porchlamp.snapshot import snapshot_rows
+    (rewritten whole if the task runs again). Each PR's verdict of snapshot `was` that the caller
+    exported beside the shard (`export_verdicts`) is kept where it holds (`pulls.judge_pulls`)."""
+    from porchlamp.snapshot import kept_verdicts, snapshot_rows
 
     settings, rules = _settings(settings_json)
+    reused = 0
     with gcpause.paused():
         accounts = read_accounts(shard_dir, shard)
+        digests = pr_digests(shard_dir, shard)
+        kept = kept_verdicts(read_verdict_rows(shard_dir, shard)) if was is not None else {}
+        was_end = window(was, settings)[1] if was is not None else None
         results = []
         for data in read_shard(shard_dir, shard, skip=skip):
-            results.append(evaluate_repo(data, accounts, settings, rules, as_of, templates))
+            name = data.repo.name_with_owner
+            before = kept.get(name, {})
+            result = evaluate_repo(data, accounts, settings, rules, as_of, templates,
+                                   Earlier(digests.get(name, {}), before, was_end))
+            reused += sum(1 for v in result.prs if before.get(v.number) is v)
+            results.append(result)
             killpoints.reach("judge_repo")
         rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)))
     for table in PARTIAL_TABLES:
@@ -100,7 +113,8 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
     for r in results:
         statuses[r.status] = statuses.get(r.status, 0) + 1
     return ShardOutcome(shard, len(results), statuses, sum(len(r.outside) for r in results),
-                        tuple((r.repo, r.status, len(r.outside), r.components) for r in results if r.components))
+                        tuple((r.repo, r.status, len(r.outside), r.components) for r in results if r.components), reused,
+                        sum(len(r.prs) for r in results) - reused)
 
 
 class Runner:

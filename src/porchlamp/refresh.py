@@ -52,8 +52,9 @@ class RefreshSummary:
                f"collected {c.prs:,} PRs for {c.points:,} points in {c.requests:,} requests; failed: "
                + (", ".join(f"{n} {why.replace('_', ' ')}" for why, n in sorted(c.failed.items())) or "none"),
                f"evaluated {self.evaluated.repos:,} repositories ({self.evaluated.carried:,} verdicts carried from "
-               f"{self.evaluated.carried_from}, the rest judged again); verdicts that moved: {verdicts}"
-               if self.evaluated.carried else
+               f"{self.evaluated.carried_from}, the rest judged again: {self.evaluated.reused_prs:,} of their PR verdicts "
+               f"kept, {self.evaluated.judged_prs:,} PRs judged); verdicts that moved: {verdicts}"
+               if self.evaluated.carried_from else
                f"evaluated {self.evaluated.repos:,} repositories; verdicts that moved: {verdicts}"]
         if self.published:
             p = self.published
@@ -66,6 +67,7 @@ class RefreshSummary:
     def as_dict(self) -> dict[str, Any]:
         return {"as_of": self.as_of.isoformat(), "previous": self.previous.isoformat() if self.previous else None,
                 "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos, "carried_verdicts": self.evaluated.carried,
+                "kept_pr_verdicts": self.evaluated.reused_prs, "judged_prs": self.evaluated.judged_prs,
                 "evaluate_steps": self.evaluated.steps,
                 "verdicts_moved": self.changes.summary(), "again": self.again,
                 "pruned": None if self.pruned is None else [d.isoformat() for d in self.pruned.dropped],

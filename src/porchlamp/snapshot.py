@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
+from operator import attrgetter
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -20,11 +21,14 @@ import pyarrow as pa
 from porchlamp import __version__
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
+from porchlamp.columns import pydict
 from porchlamp.laps import Laps
+from porchlamp.models import builder
 from porchlamp.evaluate import Snapshot
 from porchlamp.evaluate.components import ComponentResult, response_times
 from porchlamp.evaluate.engine import window
 from porchlamp.evaluate.horizon import holds
+from porchlamp.evaluate.pulls import PRVerdict, Response
 from porchlamp.evaluate.ranking import ProfileScore, Scored, profile_rows
 from porchlamp.evaluate.report import build_report
 from porchlamp.evaluate.rules import load_rules
@@ -45,6 +49,8 @@ class EvaluateSummary:
     worker_peak_mb: tuple[float, ...] = ()  # each worker process's peak memory (none when run in this process)
     carried: int = 0  # verdicts carried from `carried_from` (same rows, no boundary crossed) instead of judged again
     carried_from: date | None = None
+    reused_prs: int = 0  # PR verdicts kept from `carried_from` in repositories judged again (same rows and standing, no boundary crossed)
+    judged_prs: int = 0  # PR verdicts judged
     steps: dict[str, float] = field(default_factory=dict)  # seconds by step, in order
 
 
@@ -110,20 +116,39 @@ def snapshot_rows(snap: Snapshot) -> dict[str, dict[str, list[Any]]]:
             "median_hours": response_times(outside, 0.5), "p90_hours": response_times(outside, 0.9),
             "evidence": _js(r.evidence()), "maintainers": _js(r.maintainers), "valid_until": r.valid_until,
         })
-        for v in r.prs:
-            put(prs, {
-                "as_of": a, "repo": r.repo, "number": v.number, "title": v.title, "author": v.author,
-                "author_association": v.author_association, "created_at": v.created_at, "clock_start": v.clock_start,
-                "excluded": v.excluded, "outcome": v.outcome,
-                "response_kind": v.response.kind if v.response else None,
-                "response_actor": v.response.actor if v.response else None,
-                "response_at": v.response.at if v.response else None,
-                "hours_to_response": v.hours_to_response, "decided": v.decided, "merged": v.merged,
-                "first_timer": v.first_timer, "ai_assisted": v.ai_assisted,
-            })
         for name, c in r.components.items():
             put(comps, {"as_of": a, "repo": r.repo, "component": name, "score": c.score, "inputs": _js(c.inputs), "reason": c.reason})
+    verdicts = [v for r in snap.results for v in r.prs]
+    if verdicts:
+        # A column at a time (a million PRs a snapshot): each field read by `map` in C, not row by row.
+        prs["as_of"] = [a] * len(verdicts)
+        prs["repo"] = [r.repo for r in snap.results for _ in r.prs]
+        prs.update((c, list(map(attrgetter(c), verdicts))) for c in _PR_FIELDS)
+        responses = [v.response for v in verdicts]
+        for c, field_ in _RESPONSE_COLUMNS:
+            prs[c] = [None if x is None else getattr(x, field_) for x in responses]
     return {"results": res, "pr_results": prs, "component_results": comps, "profile_results": _profile_rows(a, ((r.repo, r.profiles) for r in snap.results))}
+
+
+# The fields of a PR verdict that are `pr_results` columns of the same name; its response is three.
+_PR_FIELDS = tuple(f.name for f in fields(PRVerdict) if f.name not in ("repo", "response"))
+_RESPONSE_COLUMNS = (("response_kind", "kind"), ("response_actor", "actor"), ("response_at", "at"))
+_kept_verdict = builder(PRVerdict)
+
+
+def kept_verdicts(rows: pa.Table | None) -> dict[str, dict[int, PRVerdict]]:
+    """Stored `pr_results` rows (every column) as the verdicts `snapshot_rows` wrote them from, by
+    repository and number: what a later day's judging may reuse (`pulls.Earlier`)."""
+    if rows is None or rows.num_rows == 0:
+        return {}
+    c = pydict(rows)
+    c["response"] = [None if kind is None else Response(kind, actor, at)
+                     for kind, actor, at in zip(*(c[col] for col, _ in _RESPONSE_COLUMNS))]
+    out: dict[str, dict[int, PRVerdict]] = {}
+    for row in zip(*(c[f.name] for f in fields(PRVerdict))):
+        v = _kept_verdict(*row)
+        out.setdefault(v.repo, {})[v.number] = v
+    return out
 
 
 def evaluate_store(store: Store, as_of: date | None, settings: Settings,
@@ -141,6 +166,7 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     repositories as they pass each of the two passes."""
     from porchlamp.cluster import PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
     from porchlamp.store.inputs import input_digests, sighting_plan
+    from porchlamp.store.shards import export_verdicts
 
     lap = Laps()
     when = resolve_as_of(store, as_of)
@@ -170,7 +196,7 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
             if progress and known:
                 progress(len(known))
             lap("kept_sightings")
-            where, ks = _export(store, space, first, runner.workers)
+            where, ks, plan_of = _export(store, space, first, runner.workers)
             lap("export")
             fresh: list[SightingTables] = []
             for part in runner.map(shard_sightings, where, ks, text, runner.share(known), runner.share(plan.only)):
@@ -192,16 +218,22 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                 progress(len(carried))
             # The template index moved: what would have been carried is judged too.
             late = [] if same else sorted(holding - set(first))
-            jobs = [(where, ks)] + ([_export(store, space / "late", late, runner.workers)] if late else [])
+            jobs = [(where, ks)] + ([_export(store, space / "late", late, runner.workers)[:2]] if late else [])
+            if same and was is not None:
+                # The earlier verdicts of the PRs to judge: each kept where its key and horizon allow.
+                export_verdicts(store, where, plan_of, was, frozenset(carried))
             lap("export")
             skip = runner.share(frozenset(carried))
+            reused = judged = 0
             for at, shards in jobs:
-                for outcome in runner.map(judge_shard, at, shards, text, when, index, skip):
+                for outcome in runner.map(judge_shard, at, shards, text, when, index, skip, was if same else None):
                     for k, v in outcome.statuses.items():
                         statuses[k] = statuses.get(k, 0) + v
                     scored.extend(outcome.scored)
                     repos += outcome.repos
                     outside += outcome.outside_prs
+                    reused += outcome.reused_prs
+                    judged += outcome.judged_prs
                     if progress:
                         progress(outcome.repos)
             lap("judge")
@@ -218,19 +250,21 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     finally:
         runner.close()
     lap("stop_workers")
-    return EvaluateSummary(when, repos, statuses, outside, peaks, len(carried), was if carried else None, lap.steps)
+    return EvaluateSummary(when, repos, statuses, outside, peaks, len(carried), was if carried or reused else None,
+                           reused, judged, lap.steps)
 
 
-def _export(store: Store, space: Path, repos: list[str], workers: int) -> tuple[str, list[int]]:
-    """`repos` as Parquet shards under `space`: (the directory, the shard numbers); none for no repositories."""
+def _export(store: Store, space: Path, repos: list[str], workers: int) -> tuple[str, list[int], list[list[str]]]:
+    """`repos` as Parquet shards under `space`: (the directory, the shard numbers, each shard's
+    repositories); none for no repositories."""
     from porchlamp.cluster import ROWS_PER_SHARD
     from porchlamp.store.shards import export_shards, plan_shards
 
     if not repos:
-        return str(space), []
+        return str(space), [], []
     shards = plan_shards(store, repos, ROWS_PER_SHARD, min_shards=4 * workers if workers > 1 else 1)
     export_shards(store, space, shards)
-    return str(space), list(range(len(shards)))
+    return str(space), list(range(len(shards))), shards
 
 
 def _carry_from(store: Store, when: date) -> date | None:

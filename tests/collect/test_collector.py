@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from collecting import AS_OF, collect_world, raw_contents, store_records, world_as_collected
-from helpers import verdict_rows
+from helpers import pr_verdict_rows, verdict_rows
 
 from porchlamp.collect import AuthError
 from porchlamp.config import Settings
@@ -49,6 +49,7 @@ def test_collection_equals_the_world(collected300, world300: Path, store300: Pat
     results["loaded"]["pr_results"] = [r for r in results["loaded"]["pr_results"] if r[8] != "before_window"]
     for rows in results.values():
         rows["results"] = verdict_rows(rows["results"])
+        rows["pr_results"] = pr_verdict_rows(rows["pr_results"])
     for table, rows in results["collected"].items():
         assert rows == results["loaded"][table], table
 
@@ -157,7 +158,7 @@ def test_incremental_after_a_month_of_activity_equals_a_full_collection(tmp_path
     drifted = [(a, b) for a, b in zip(results[inc_db]["pr_results"], results[full_db]["pr_results"]) if a[5] != b[5]]
     assert drifted and {(a[5], b[5]) for a, b in drifted} <= {("FIRST_TIME_CONTRIBUTOR", "CONTRIBUTOR"), ("NONE", "CONTRIBUTOR")}
     for rows in (results[inc_db], results[full_db]):
-        rows["pr_results"] = [r[:5] + r[6:] for r in rows["pr_results"]]
+        rows["pr_results"] = pr_verdict_rows([r[:5] + r[6:] for r in rows["pr_results"]])
         rows["results"] = verdict_rows(rows["results"])
     for table in ("results", "pr_results", "component_results", "profile_results"):
         assert results[inc_db][table] == results[full_db][table], table

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from collecting import AS_OF, collect_world
-from helpers import verdict_rows
+from helpers import pr_verdict_rows, verdict_rows
 
 from porchlamp.collect import CollectSummary
 from porchlamp.config import Settings, settings_from_dict
@@ -36,6 +36,7 @@ def _evaluated(db: Path, as_of: date) -> dict[str, list[Any]]:
     # authorAssociation is what GitHub said when it last read the PR, so a PR unchanged since an
     # earlier day keeps that day's word; every verdict is the same.
     rows["pr_results"] = [r[:5] + r[6:] for r in rows["pr_results"]]
+    rows["pr_results"] = pr_verdict_rows(rows["pr_results"])
     rows["results"] = verdict_rows(rows["results"])
     return rows
 
@@ -105,6 +106,7 @@ def test_each_day_carries_unchanged_verdicts_and_equals_a_full_evaluation(week: 
     """Evaluated day after day, a store carries the verdicts whose rows did not change and whose
     window crossed none of their times; every day's four tables equal a full evaluation's."""
     carried = []
+    reused: list[tuple[int, int]] = []
     for d, (stored, (summary, got)) in enumerate(zip(week.stores, week.evaluated), start=1):
         day = AS_OF - timedelta(days=7 - d)
         full = tmp_path / f"full{d}.duckdb"
@@ -119,13 +121,19 @@ def test_each_day_carries_unchanged_verdicts_and_equals_a_full_evaluation(week: 
             assert got[table] == want[table], (day, table)
         assert summary.carried_from == day - timedelta(days=1)
         carried.append(summary.carried)
+        reused.append((summary.reused_prs, summary.judged_prs))
+        assert whole.reused_prs == 0 and whole.judged_prs == len(want["pr_results"])
     # Most verdicts hold from one day to the next (154-172 of 300 this week); the rest are judged again.
     assert all(130 <= n < 300 for n in carried), carried
+    # Of the repositories judged again, most PRs keep their verdict: only those whose rows, standing
+    # or window changed are judged again.
+    assert all(n > 2 * judged > 0 for n, judged in reused), reused
     # Under other settings nothing is carried: a verdict rests on the settings it was reached under.
     other = tmp_path / "other.duckdb"
     shutil.copy(week.stores[-2], other)
     with Store(other) as s:
-        assert evaluate_store(s, AS_OF - timedelta(days=1), settings_from_dict({"window": {"response_days": 13}})).carried == 0
+        other_day = evaluate_store(s, AS_OF - timedelta(days=1), settings_from_dict({"window": {"response_days": 13}}))
+        assert other_day.carried == 0 and other_day.reused_prs == 0
 
 
 def test_the_plan_estimates_a_refresh_by_the_days_since_the_last_run() -> None:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from porchlamp.store import Store
 from porchlamp.store import shards as shards_mod
 from porchlamp.store.db import TEMPLATE_KINDS
-from porchlamp.store.shards import export_shards, plan_shards, read_accounts, read_comments, read_shard
+from porchlamp.store.shards import export_shards, plan_shards, pr_digests, read_accounts, read_comments, read_shard
 
 
 def test_shards_cover_every_repository_once_in_order(store300: Path) -> None:
@@ -93,3 +93,30 @@ def test_only_the_named_prs_of_the_named_repositories_are_kept(rows: list[tuple[
     got = shards_mod._of_prs(table, only)
     assert list(zip(got["repo"].to_pylist(), got["number"].to_pylist())) == [
         (repo, n) for repo, n in rows if repo not in only or n in only[repo]]
+
+
+def test_a_prs_digest_moves_with_any_of_its_rows_and_no_other(store300: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    db.write_bytes(store300.read_bytes())
+
+    def digests(name: str) -> dict[str, dict[int, str]]:
+        with Store(db, read_only=True) as s:
+            shards = plan_shards(s, s.repo_names(), rows_per_shard=20_000, min_shards=3)
+            export_shards(s, tmp_path / name, shards)
+        return {r: d for k in range(len(shards)) for r, d in pr_digests(tmp_path / name, k).items()}
+
+    before = digests("before")
+    with Store(db, read_only=True) as s:
+        prs = s.query("SELECT repo, number FROM pulls ORDER BY repo, number")
+        repo, a = s.conn.execute("SELECT repo, number FROM timeline WHERE kind = 'comment' GROUP BY repo, number "
+                                 "ORDER BY count(*) DESC, repo, number LIMIT 1").fetchone()
+        b = s.conn.execute("SELECT max(number) FROM pulls WHERE repo = ? AND number <> ?", [repo, a]).fetchone()[0]
+    assert sum(len(d) for d in before.values()) == len(prs)  # every PR, those without timeline rows too
+    assert len({d for ds in before.values() for d in ds.values()}) == len(prs)
+    with Store(db) as s:  # one word of one comment of PR a; whether CI ran on PR b
+        s.conn.execute("UPDATE timeline SET body = body || '!' WHERE node_id = (SELECT min(node_id) FROM timeline "
+                       "WHERE repo = ? AND number = ? AND kind = 'comment')", [repo, a])
+        s.conn.execute("UPDATE pulls SET has_ci = NOT coalesce(has_ci, false) WHERE repo = ? AND number = ?", [repo, b])
+    after = digests("after")
+    moved = {(r, n) for r, ds in before.items() for n, d in ds.items() if after[r][n] != d}
+    assert moved == {(repo, a), (repo, b)}

@@ -16,7 +16,7 @@ from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.components import ComponentResult, all_components
 from porchlamp.evaluate.horizon import horizon
-from porchlamp.evaluate.pulls import PRVerdict, judge_pulls, repo_context
+from porchlamp.evaluate.pulls import Earlier, PRVerdict, judge_pulls, repo_context
 from porchlamp.evaluate.ranking import ProfileScore, profile_rows, profile_score
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.slices import ecosystem, star_bucket
@@ -64,14 +64,15 @@ def window(as_of: date, settings: Settings) -> tuple[datetime, datetime]:
 
 
 def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Settings, rules: Rules,
-                  as_of: date, templates: TemplateIndex | None = None) -> RepoResult:
+                  as_of: date, templates: TemplateIndex | None = None, earlier: Earlier | None = None) -> RepoResult:
     """Status, kind, reason and evidence of one repository; components if it reaches scoring.
-    `templates` is the snapshot's (templates_of); alone, a repository knows only the curated ones."""
+    `templates` is the snapshot's (templates_of); alone, a repository knows only the curated ones.
+    `earlier`: its PRs' digests and earlier verdicts, each kept where it holds (`judge_pulls`)."""
     start, end = window(as_of, settings)
     until = horizon(data, start, end, settings)
     ctx = repo_context(data, accounts, rules, settings, start, end, templates)
     maint = ctx.maintainers
-    verdicts = judge_pulls(data, ctx)
+    verdicts = judge_pulls(data, ctx, earlier)
     eco, eco_why = ecosystem(data, rules)
     r = data.repo
     base: dict[str, Any] = dict(

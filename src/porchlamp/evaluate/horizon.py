@@ -12,10 +12,11 @@ window must add it here; the daily-refresh test fails until it does.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from porchlamp.config import Settings
-from porchlamp.models import RepoData
+from porchlamp.models import PullRequest, RepoData, TimelineItem
 
 
 def window_times(data: RepoData) -> tuple[list[datetime], list[datetime]]:
@@ -55,6 +56,29 @@ def horizon(data: RepoData, start: datetime, end: datetime, settings: Settings) 
     found = [_first_from(both, end, timedelta(0)), _first_from(both, end, span),
              _first_from(clocks, end, timedelta(days=settings.window.response_days))]
     return min((t for t in found if t is not None), default=None)
+
+
+def pr_horizon(pr: PullRequest, items: Sequence[TimelineItem], start: datetime, end: datetime,
+               response_days: int) -> datetime | None:
+    """`horizon` of one PR's verdict alone: the earliest window end, from `end` on, at which one of
+    its own times is crossed (what its repository's context says of it is keyed apart: `pulls.pr_key`)."""
+    span = end - start
+    resp = timedelta(days=response_days)
+    limit = end - resp  # a clock from here on has its response period run out at `end` or later
+    best: datetime | None = None
+    # One pass, in whatever order the items come (a PR's every item, for each verdict judged).
+    for t, clock in ((pr.created_at, True), (pr.merged_at, False), *((i.created_at, i.kind == "ready_for_review") for i in items)):
+        if t is None:
+            continue
+        if t >= start:  # the end crosses it when it reaches it; the start, `span` later
+            c = t if t >= end else t + span
+            if best is None or c < best:
+                best = c
+        if clock and t >= limit:
+            c = t + resp
+            if best is None or c < best:
+                best = c
+    return best
 
 
 def holds(valid_until: datetime | None, was_end: datetime, end: datetime) -> bool:

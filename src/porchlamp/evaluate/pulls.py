@@ -7,12 +7,14 @@ store does not change an earlier snapshot's verdicts.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
+from porchlamp.evaluate.horizon import holds, pr_horizon
 from porchlamp.evaluate.people import Maintainers, find_maintainers, first_contributions, is_brand_new
 from porchlamp.evaluate.rules import Rules
 from porchlamp.evaluate.templates import TemplateIndex
@@ -118,6 +120,10 @@ class PRVerdict:
     first_timer: bool | None  # None: not decided (the PR is not an outside PR)
     ai_assisted: bool
     title: str
+    # Bookkeeping: until when the same rows give this verdict as the window moves (`pr_horizon`), and
+    # the key it was judged under (`pr_key`); none when the PR's rows came without a digest.
+    valid_until: datetime | None
+    inputs: str | None
 
     @property
     def outside(self) -> bool:
@@ -146,8 +152,8 @@ def clock_start(pr: PullRequest, items: tuple[TimelineItem, ...]) -> tuple[datet
     return pr.created_at, pr.is_draft
 
 
-def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context) -> PRVerdict:
-    """The verdict on one PR of a repository, for the window [ctx.start, ctx.end)."""
+def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context, inputs: str | None = None) -> PRVerdict:
+    """The verdict on one PR of a repository, for the window [ctx.start, ctx.end); `inputs`, its key."""
     start, end, bots = ctx.start, ctx.end, ctx.bots
     w = ctx.settings.window
     response_window = timedelta(days=w.response_days)
@@ -236,6 +242,8 @@ def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context) -
         first_timer=None if excluded else (author is not None and (before is None or before >= pr.created_at)),
         ai_assisted=any(m in body for m in ctx.rules.ai_markers),
         title=pr.title,
+        valid_until=pr_horizon(pr, items, start, end, w.response_days),
+        inputs=inputs,
     )
 
 
@@ -255,6 +263,61 @@ def author_exclusion(pr: PullRequest, ctx: Context) -> str | None:
     return None
 
 
-def judge_pulls(data: RepoData, ctx: Context) -> list[PRVerdict]:
-    """Verdicts on every PR of a repository opened before the snapshot."""
-    return [judge_pull(pr, data.timeline.get(pr.number, ()), ctx) for pr in data.pulls if pr.created_at < ctx.end]
+@dataclass(frozen=True)
+class Earlier:
+    """What judging one repository's PRs may reuse: each PR's digest of its rows now (`rows`, by
+    number), and the verdicts judged for the window ending `end` (`verdicts`, by number), each with
+    the key it was judged under and until when it holds."""
+
+    rows: Mapping[int, str]
+    verdicts: Mapping[int, PRVerdict]
+    end: datetime | None
+
+
+def context_key(ctx: Context) -> str:
+    """What a PR's verdict reads of its repository's context that its own rows do not say, but for
+    its author's standing: who the maintainers are. The code, settings, rules and template index are
+    the snapshot's basis, the same for every verdict reused."""
+    return _digest("\x00".join(sorted(ctx.maintainers.reasons)))
+
+
+def standing(context: str, author: str | None, ctx: Context) -> str:
+    """The part of a PR's key its repository's context gives: `context_key`, and what is known of
+    its author (when they first contributed, when their account was made)."""
+    acct = ctx.accounts.get(author) if author else None
+    return f"{context}\x00{ctx.first.get((author or '').lower())}\x00{acct.created_at if acct else None}"
+
+
+def pr_key(rows: str, standing: str) -> str:
+    """The key of one PR's verdict: its rows' digest and its `standing`."""
+    return _digest(f"{rows}\x00{standing}")
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
+def judge_pulls(data: RepoData, ctx: Context, earlier: Earlier | None = None) -> list[PRVerdict]:
+    """Verdicts on every PR of a repository opened before the snapshot. With `earlier`, each PR is
+    keyed (`pr_key`), and one whose earlier verdict has its key and holds for this window keeps it."""
+    if earlier is None:
+        return [judge_pull(pr, data.timeline.get(pr.number, ()), ctx) for pr in data.pulls if pr.created_at < ctx.end]
+    context = context_key(ctx)
+    known: dict[str | None, str] = {}  # an author's standing, for each of their PRs
+    out = []
+    for pr in data.pulls:
+        if pr.created_at >= ctx.end:
+            continue
+        rows = earlier.rows.get(pr.number)
+        key = None
+        if rows is not None:
+            if pr.author not in known:
+                known[pr.author] = standing(context, pr.author, ctx)
+            key = pr_key(rows, known[pr.author])
+        was = earlier.verdicts.get(pr.number)
+        if (key is not None and was is not None and was.inputs == key and earlier.end is not None
+                and holds(was.valid_until, earlier.end, ctx.end)):
+            out.append(was)
+        else:
+            out.append(judge_pull(pr, data.timeline.get(pr.number, ()), ctx, key))
+    return out

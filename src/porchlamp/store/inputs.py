@@ -14,11 +14,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from porchlamp.store.db import _REPO_TABLES, MODEL_OF_TABLE, REPO_COLUMN, TEMPLATE_KINDS, Store, _columns
-
-
-# A digest of the rows `h` hashes, per group: how many, and their hashes summed, so order is moot.
-_DIGEST = "count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR"
+from porchlamp.store.db import _REPO_TABLES, MODEL_OF_TABLE, REPO_COLUMN, ROWS_DIGEST, TEMPLATE_KINDS, Store, _columns
 
 
 def input_digests(store: Store) -> dict[str, str]:
@@ -30,7 +26,7 @@ def input_digests(store: Store) -> dict[str, str]:
     cols = ", ".join(f"a.{c}" for c in _columns(MODEL_OF_TABLE["accounts"]))
     parts.append(f"SELECT x.repo, hash('accounts', {cols}) AS h FROM accounts a "
                  "JOIN (SELECT DISTINCT repo, author FROM pulls) x ON a.login = x.author")
-    sql = f"SELECT repo, {_DIGEST} AS digest FROM ({' UNION ALL '.join(parts)}) GROUP BY repo"
+    sql = f"SELECT repo, {ROWS_DIGEST} AS digest FROM ({' UNION ALL '.join(parts)}) GROUP BY repo"
     # A streaming aggregate over every row: kept in a small budget like the shard export.
     with store.small_budget():
         return dict(store.conn.execute(sql).fetchall())
@@ -39,7 +35,7 @@ def input_digests(store: Store) -> dict[str, str]:
 # Each PR's digest of what its sightings read (SPEC section 5): when it was opened and its comment,
 # review and ready-for-review rows.
 _PR_INPUTS = f"""
-    SELECT repo, number, {_DIGEST} AS inputs FROM (
+    SELECT repo, number, {ROWS_DIGEST} AS inputs FROM (
         SELECT repo, number, hash('pulls', created_at) AS h FROM pulls WHERE repo IN (SELECT repo FROM _wanted)
         UNION ALL
         SELECT repo, number, hash('timeline', kind, created_at, actor, actor_type, body) FROM timeline

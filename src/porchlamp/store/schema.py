@@ -303,6 +303,19 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        10,
+        "each PR's verdict kept whole with the key it was judged under and until when it holds, so a day judges "
+        "again only the PRs whose rows or standing changed (PR verdicts of earlier snapshots have no key and are "
+        "judged again once)",
+        """
+        ALTER TABLE pr_results ADD COLUMN reviews INTEGER;
+        ALTER TABLE pr_results ADD COLUMN reviewed_by_other BOOLEAN;
+        ALTER TABLE pr_results ADD COLUMN has_ci BOOLEAN;
+        ALTER TABLE pr_results ADD COLUMN valid_until TIMESTAMP;
+        ALTER TABLE pr_results ADD COLUMN inputs VARCHAR;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

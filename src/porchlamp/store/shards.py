@@ -2,7 +2,8 @@
 store, read back as RepoData by whoever evaluates a shard (this process or a worker elsewhere).
 
 A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet` for every repository table,
-and `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (all evaluation asks of accounts).
+and `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (all evaluation asks of accounts);
+on a day that may keep earlier verdicts, `<dir>/verdicts/shard=<k>/` for those of the PRs to judge.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from porchlamp.store.db import (
     MODEL_OF_TABLE,
     ORDER_OF_TABLE,
     REPO_COLUMN,
+    ROWS_DIGEST,
     TEMPLATE_KINDS,
     Store,
     repo_data,
@@ -112,6 +114,56 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
             span)
     finally:
         store.conn.unregister("_shard_of")
+
+
+def export_verdicts(store: Store, out_dir: str | Path, shards: Sequence[Sequence[str]], as_of: Any,
+                    skip: frozenset[str] = frozenset()) -> None:
+    """The PR verdicts of snapshot `as_of` that have a key, of every shard's repositories but those of
+    `skip`, under `<out_dir>/verdicts/shard=<k>/`: what a shard task may reuse of an earlier day."""
+    out = Path(out_dir)
+    names = [(r, k) for k, s in enumerate(shards) for r in s if r not in skip]
+    if not names:
+        return
+    store.conn.register("_shard_of", pa.table({"repo": [r for r, _ in names], "shard": [k for _, k in names]}))
+    try:
+        with store.small_budget():
+            store.conn.execute(
+                f"COPY (SELECT t.*, s.shard FROM pr_results t JOIN _shard_of s ON t.repo = s.repo "
+                f"WHERE t.as_of = ? AND t.inputs IS NOT NULL) TO '{_sql_path(out / 'verdicts')}' "
+                "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)", [as_of])
+    finally:
+        store.conn.unregister("_shard_of")
+
+
+def read_verdict_rows(shard_dir: str | Path, shard: int) -> pa.Table | None:
+    """The earlier PR verdicts `export_verdicts` wrote for one shard (none if it wrote none)."""
+    files = sorted((Path(shard_dir) / "verdicts" / f"shard={shard}").glob("*.parquet"))
+    return pq.read_table(files, partitioning=None) if files else None
+
+
+def pr_digests(shard_dir: str | Path, shard: int) -> dict[str, dict[int, str]]:
+    """Each PR's digest of its rows in one shard (its pull row and every timeline row of it, every
+    column: all that judging a PR reads of them), by repository and number."""
+    import duckdb
+
+    root = Path(shard_dir)
+    parts = []
+    for table in ("pulls", "timeline"):
+        files = sorted((root / table / f"shard={shard}").glob("*.parquet"))
+        if files:
+            cols = ", ".join(_columns(MODEL_OF_TABLE[table]))
+            listed = ", ".join(f"'{_sql_path(f)}'" for f in files)
+            parts.append(f"SELECT repo, number, hash('{table}', {cols}) AS h FROM read_parquet([{listed}])")
+    if not parts:
+        return {}
+    out: dict[str, dict[int, str]] = {}
+    with duckdb.connect() as conn:
+        conn.execute("SET threads = 1")  # a shard task is one of a worker's: it takes one core
+        for repo, number, digest in conn.execute(
+                f"SELECT repo, number, {ROWS_DIGEST} FROM "
+                f"({' UNION ALL '.join(parts)}) GROUP BY repo, number").fetchall():
+            out.setdefault(repo, {})[number] = digest
+    return out
 
 
 def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Sequence[str] | None = None,
