@@ -133,7 +133,9 @@ def evaluate(db: Path, as_of: date, workers: int, reuse: bool) -> dict[str, Any]
     with Store(db) as s:
         summary = evaluate_store(s, as_of, Settings(), workers=workers, reuse=reuse)
     return {"as_of": as_of.isoformat(), "seconds": round(time.perf_counter() - t0, 1), "repos": summary.repos,
-            "carried": summary.carried, "worker_peak_mb": list(summary.worker_peak_mb), "steps": summary.steps}
+            "carried": summary.carried, "worker_peak_mb": list(summary.worker_peak_mb), "steps": summary.steps,
+            # PR verdicts kept and judged in the repositories judged again (revisions before them had neither)
+            "kept_pr_verdicts": getattr(summary, "reused_prs", None), "judged_prs": getattr(summary, "judged_prs", None)}
 
 
 def daily_evaluation(db: Path, when: date, workers: int, tmp: Path) -> dict[str, Any]:
