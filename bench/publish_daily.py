@@ -105,7 +105,7 @@ def publish_day(db: Path, when: date, out: Path, full: bool) -> dict[str, Any]:
     while list(generations.home_of(out).glob(f"{generations.TRASH}*")):
         time.sleep(0.05)
     return {"seconds": round(done - t, 1), "load_seconds": round(loaded, 1), "pages": summary.pages,
-            "projects_kept": summary.reused, "steps": summary.steps, "trash_deleted_after": round(time.perf_counter() - done, 1),
+            "projects_kept": summary.reused, "projects_placed": summary.placed, "steps": summary.steps, "trash_deleted_after": round(time.perf_counter() - done, 1),
             "disk_settled_before": waited}
 
 

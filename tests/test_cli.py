@@ -102,6 +102,9 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     assert 0 < kept < 40 and f"; {kept} of 40 projects' files unchanged, kept from the previous site" in second["out"]
     pages = json.loads((site / "data" / "v1" / "pages.json").read_text())["projects"]
     assert sum(since == day0.isoformat() for _, since in pages.values()) == kept
+    # Those whose own rows held but whose ranks moved are given only their new ranks, and it says how many.
+    placed = second["published"]["projects_placed"]
+    assert (f"; {placed} given only their new ranks" in second["out"]) == (placed > 0) and kept + placed <= 40
     assert set(second["evaluate_steps"]) >= {"digests", "export", "judge", "write_snapshot"}
     assert set(second["published"]["steps"]) == {"plan", "prune", "site_pages", "projects", "dataset", "swap"}
     with Store(db, read_only=True) as s:

@@ -623,6 +623,7 @@ def publish_cmd(
         with progress_bar("writing project pages", len(site.projects)) as advance:
             summary = publish(site, out_dir, issues_url=issues_url, progress=advance, full=full)
         kept = f"; {summary.reused:,} projects unchanged, their files kept" if summary.reused else ""
+        kept += f"; {summary.placed:,} given only their new ranks" if summary.placed else ""
         console.print(f"published {summary.projects:,} projects in {summary.pages:,} pages ({summary.bytes / 1e6:.1f} MB) "
                       f"to {summary.out} in {summary.seconds:.1f} s{kept}; preview: porchlamp serve {out_dir}")
 

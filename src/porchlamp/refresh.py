@@ -59,7 +59,8 @@ class RefreshSummary:
         if self.published:
             p = self.published
             out.append(f"published {p.pages:,} pages to {p.out} in {p.seconds:.1f} s"
-                       + (f"; {p.reused:,} of {p.projects:,} projects' files unchanged, kept from the previous site" if p.reused else ""))
+                       + (f"; {p.reused:,} of {p.projects:,} projects' files unchanged, kept from the previous site" if p.reused else "")
+                       + (f"; {p.placed:,} given only their new ranks" if p.placed else ""))
         if self.pruned is not None:
             out += [f"pruned: {line}" for line in self.pruned.lines()]
         return out
@@ -74,6 +75,7 @@ class RefreshSummary:
                 "published": None if self.published is None else {"out": str(self.published.out), "pages": self.published.pages,
                                                                   "seconds": self.published.seconds,
                                                                   "projects_kept": self.published.reused,
+                                                                  "projects_placed": self.published.placed,
                                                                   "steps": self.published.steps}}
 
 

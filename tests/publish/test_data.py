@@ -70,5 +70,7 @@ def test_a_project_digest_moves_with_any_of_its_stored_rows(published: tuple[Pat
         # How a verdict was reached is no part of what a page shows.
         s.conn.execute("UPDATE results SET inputs = 'other', valid_until = NULL WHERE as_of = ? AND repo = ?", [when, ranked[5]])
         after = load_site_data(s)
-    assert set(before.digests) == set(after.digests) == {p.repo for p in before.projects}
-    assert {r for r in before.digests if before.digests[r] != after.digests[r]} == set(moved.values())
+    assert set(before.digests) == set(after.digests) == set(after.places) == {p.repo for p in before.projects}
+    # A goal's explanation is its place (as its rank is): it moves with other projects, apart from its own rows.
+    assert {r for r in before.digests if before.digests[r] != after.digests[r]} == set(moved.values()) - {moved["profile_results"]}
+    assert {r for r in before.places if before.places[r] != after.places[r]} == {moved["profile_results"]}

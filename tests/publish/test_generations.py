@@ -77,7 +77,11 @@ def test_three_days_swap_between_two_generations(days: dict[str, Any], tmp_path:
     manifest = reuse.read_manifest(out)
     unchanged = [r for r, (_, since) in manifest.items() if since == one.as_of]
     assert 50 < len(unchanged) < 300 and summary.reused >= len(unchanged)
-    assert marked(home / "a") == {str(rel) for r in unchanged for rel in reuse.project_files(r)}
+    kept = {str(rel) for r in unchanged for rel in reuse.project_files(r)}
+    # So did the badges of one whose place alone moved since (its ranks): they show only its own tier.
+    linked = marked(home / "a") - kept
+    assert kept <= marked(home / "a") and linked
+    assert all(rel.startswith(("badges/", "data/v1/shields/")) for rel in linked), linked
     # What generation a no longer needed was moved aside, then deleted by a process of its own.
     deadline = time.monotonic() + 60
     while list(home.glob(".trash-*")) and time.monotonic() < deadline:
@@ -165,6 +169,23 @@ def test_projects_written_in_parts_on_two_processes_are_the_same_bytes(days: dic
     assert tree(tmp_path / "two") == tree(tmp_path / "one")
     assert two.pages == one.pages and sum(seen) == 300 and len(seen) == -(-300 // 37)
     assert publish(three, tmp_path / "quiet", workers=2).pages == one.pages  # no progress to report to
+
+
+def test_a_day_in_parts_places_and_links_as_one_process_does(days: dict[str, Any], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over the day before: the unchanged projects linked while the parts are written, the projects
+    whose ranks alone moved given them in their previous files by whichever process has their part."""
+    from porchlamp.publish import site as site_mod
+
+    one, two = days["sites"][:2]
+    for name in ("serial", "parts"):
+        publish(one, tmp_path / name, workers=1)
+    serial = publish(two, tmp_path / "serial", workers=1)
+    monkeypatch.setattr(site_mod, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(site_mod, "PART", 37)
+    parts = publish(two, tmp_path / "parts", workers=2)
+    assert tree(tmp_path / "parts") == tree(tmp_path / "serial")
+    assert parts.placed == serial.placed > 10 and parts.reused == serial.reused > 50
 
 
 KILLED_MIDWAY = """

@@ -25,9 +25,13 @@ STATUS_COLORS = {"black_hole": "#555555", "undecided": "#5c6bc0", "unrated": "#8
 SHIELDS_COLORS = {"A": "brightgreen", "B": "green", "B (capped)": "yellowgreen", "C": "orange", "D": "red"}
 
 
+def json_text(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str), encoding="utf-8")
+    path.write_text(json_text(data), encoding="utf-8")
 
 
 def _round(x: float | None, n: int = 1) -> float | None:
@@ -110,7 +114,7 @@ def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[
         "description": p.row["description"],
         "borderline": bool(p.row["borderline"]),
         "review_happens": p.row["review_happens"],
-        "profiles": {k: {kk: v.get(kk) for kk in ("score", "coverage", "tier", "rank", "delta", "explain")} for k, v in p.profiles.items()},
+        "profiles": profiles_json(p),
         "components": p.components,
         "evidence": p.evidence(),
         "outside_prs": [{"number": x["number"], "url": f"https://github.com/{p.repo}/pull/{x['number']}", "author": x["author"],
@@ -126,9 +130,18 @@ def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[
         "median_hours_to_first_response": _round(p.row["median_hours"]),
         "p90_hours_to_first_response": _round(p.row["p90_hours"]),
         "flags": p.flags,
-        "change": None if p.change is None else {"since": site.changes.previous.isoformat() if site.changes and site.changes.previous else None,
-                                                 "kind": p.change.kind, "words": p.change.words},
+        "change": change_json(p, site),
     }
+
+
+# The parts of a project's record that move with other projects' scores: its place (`publish.place`).
+def profiles_json(p: Project) -> dict[str, dict[str, Any]]:
+    return {k: {kk: v.get(kk) for kk in ("score", "coverage", "tier", "rank", "delta", "explain")} for k, v in p.profiles.items()}
+
+
+def change_json(p: Project, site: SiteData) -> dict[str, Any] | None:
+    return None if p.change is None else {"since": site.changes.previous.isoformat() if site.changes and site.changes.previous else None,
+                                          "kind": p.change.kind, "words": p.change.words}
 
 
 def _schemas() -> dict[str, dict[str, Any]]:

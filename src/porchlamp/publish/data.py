@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from collections import defaultdict
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -181,7 +181,8 @@ class SiteData:
     projects: list[Project]  # in name order, as the detail files are; only what listings read
     changes: Changes | None = None
     files: Path | None = None  # the detail files: results, profiles, components and prs .parquet
-    digests: dict[str, str] = field(default_factory=dict)  # each project's stored rows (all four tables), as one digest
+    digests: dict[str, str] = field(default_factory=dict)  # each project's stored rows (all four tables), as one digest, but for
+    places: dict[str, str] = field(default_factory=dict)  # its goals' ranks, moves and explanations, as one digest
 
     @property
     def prs_file(self) -> Path | None:
@@ -202,12 +203,22 @@ class SiteData:
             if wanted is not None and p.repo not in wanted:
                 continue
             row = results.take(p.repo)
-            explain = {g["profile"]: json.loads(g["explain"] or "[]") for g in goals.take(p.repo)}
-            yield Project(p.repo, row[0] if row else p.row,
-                          {name: {**goal, "explain": explain.get(name, [])} for name, goal in p.profiles.items()},
+            yield Project(p.repo, row[0] if row else p.row, _explained(p, goals.take(p.repo)),
                           _ordered({c.pop("component"): {"score": c["score"], "inputs": json.loads(c["inputs"] or "{}"),
                                                          "reason": c["reason"]} for c in parts.take(p.repo)}, COMPONENTS),
                           prs.take(p.repo), p.homepage, p.topics, p.change, p.issues)
+
+    def placed(self, only: Collection[str]) -> Iterator[Project]:
+        """The projects in `only`, in name order, with their goals' explanations: all a page's place
+        (`publish.place`) reads that listings do not, without their PRs."""
+        if self.files is None:
+            return
+        wanted = set(only)
+        keep = pa.array(sorted(wanted), pa.string())
+        goals = _ByRepo(self.files / "profiles.parquet", keep)
+        for p in self.projects:
+            if p.repo in wanted:
+                yield replace(p, profiles=_explained(p, goals.take(p.repo)))
 
     def by_repo(self) -> dict[str, Project]:
         return {p.repo: p for p in self.projects}
@@ -215,6 +226,12 @@ class SiteData:
     def ranked(self, profile: str) -> list[Project]:
         ranked = [p for p in self.projects if p.status == "ranked" and p.profiles.get(profile, {}).get("rank")]
         return sorted(ranked, key=lambda p: p.profiles[profile]["rank"])
+
+
+def _explained(p: Project, goals: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """A project's goals, each with its explanation from its rows of the profiles detail file."""
+    explain = {g["profile"]: json.loads(g["explain"] or "[]") for g in goals}
+    return {name: {**goal, "explain": explain.get(name, [])} for name, goal in p.profiles.items()}
 
 
 class _ByRepo:
@@ -297,24 +314,30 @@ def _load_site_data(store: Store, as_of: date | None) -> SiteData:
     for c in changes.items:
         if c.repo in projects:
             projects[c.repo].change = c
+    own, places = _row_digests(store, when)
     return SiteData(when, settings, report_from_store(store, when), list(projects.values()), changes, _export_details(store, when),
-                    _row_digests(store, when))
+                    own, places)
 
 
-def _row_digests(store: Store, when: date) -> dict[str, str]:
+def _row_digests(store: Store, when: date) -> tuple[dict[str, str], dict[str, str]]:
     """Each project's stored rows in the four result tables, bookkeeping aside, as row hashes summed
-    per table (order is moot: pages sort their rows)."""
+    per table (order is moot: pages sort their rows); its goals' ranks, moves and explanations apart
+    (its place: `SiteData.places`), which move when other projects' scores do."""
     shown = [c for c in store.columns("results") if c not in BOOKKEEPING]
 
     def per_repo(table: str, cols: str) -> str:
         return (f"(SELECT repo, count(*)::VARCHAR || ':' || sum(hash({cols})::HUGEINT)::VARCHAR AS d FROM {table} "
                 "WHERE as_of = $1 GROUP BY repo)")
-    return {r["repo"]: r["digest"] for r in store.query(
-        f"SELECT r.repo, hash({', '.join(f'r.{c}' for c in shown)})::VARCHAR || '/' || coalesce(g.d, '') || '/' || "
-        f"coalesce(c.d, '') || '/' || coalesce(x.d, '') AS digest FROM results r "
-        f"LEFT JOIN {per_repo('profile_results', 'profile, score, coverage, tier, rank, delta, explain')} g USING (repo) "
-        f"LEFT JOIN {per_repo('component_results', 'component, score, inputs, reason')} c USING (repo) "
-        f"LEFT JOIN {per_repo('pr_results', ', '.join(PR_COLUMNS))} x USING (repo) WHERE r.as_of = $1", [when])}
+    own, places = {}, {}
+    for repo, digest, place in store.conn.execute(
+            f"SELECT r.repo, hash({', '.join(f'r.{c}' for c in shown)})::VARCHAR || '/' || coalesce(g.d, '') || '/' || "
+            f"coalesce(c.d, '') || '/' || coalesce(x.d, ''), coalesce(k.d, '') FROM results r "
+            f"LEFT JOIN {per_repo('profile_results', 'profile, score, coverage, tier')} g USING (repo) "
+            f"LEFT JOIN {per_repo('profile_results', 'profile, rank, delta, explain')} k USING (repo) "
+            f"LEFT JOIN {per_repo('component_results', 'component, score, inputs, reason')} c USING (repo) "
+            f"LEFT JOIN {per_repo('pr_results', ', '.join(PR_COLUMNS))} x USING (repo) WHERE r.as_of = $1", [when]).fetchall():
+        own[repo], places[repo] = digest, place
+    return own, places
 
 
 def _export_details(store: Store, when: date) -> Path:

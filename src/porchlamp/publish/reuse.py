@@ -3,6 +3,8 @@ made from its rows, the settings and the code; a digest of those decides whether
 
 The digests and the snapshot in which each project's files last changed are kept in the site's
 `data/v1/pages.json`; that snapshot is the date the files show, so an unchanged file stays byte for byte.
+A project whose own rows hold but whose place moved (ranks move with others' scores) has only its
+place written again into its files (`publish.place`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from porchlamp import __version__
 from porchlamp.publish.data import Project, SiteData, project_files
 
 MANIFEST = Path("data") / "v1" / "pages.json"
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2  # 2: digests of a project's own rows kept apart from its place's
 
 
 def site_code() -> str:
@@ -40,13 +42,19 @@ def site_basis(site: SiteData, issues_url: str, site_url: str) -> str:
 
 
 def project_key(p: Project, site: SiteData, basis: str) -> str:
-    """A digest of everything a project's files are made from: its rows in the four result tables
-    (by their stored digest: result row, goals, components, PRs), links, and change since the
-    previous snapshot. Nothing of it needs the project read whole."""
-    since = site.changes.previous if p.change is not None and site.changes is not None else None
-    data: list[Any] = [basis, p.repo, site.digests.get(p.repo), p.homepage, list(p.topics),
-                       None if p.change is None else [p.change.kind, p.change.words], since]
+    """A digest of everything a project's files are made from but its place: its rows in the four
+    result tables (by their stored digest: result row, goals, components, PRs) and links. Nothing
+    of it needs the project read whole."""
+    data: list[Any] = [basis, p.repo, site.digests.get(p.repo), p.homepage, list(p.topics)]
     return _digest(json.dumps(data, sort_keys=True, default=str, ensure_ascii=False))
+
+
+def place_key(p: Project, site: SiteData) -> str:
+    """A digest of a project's place (`publish.place`): its goals' ranks, moves and explanations, and
+    its change since the previous snapshot."""
+    since = site.changes.previous if p.change is not None and site.changes is not None else None
+    data = [site.places.get(p.repo), None if p.change is None else [p.change.kind, p.change.words], since]
+    return _digest(json.dumps(data, default=str, ensure_ascii=False))
 
 
 def _digest(text: str) -> str:
@@ -55,44 +63,59 @@ def _digest(text: str) -> str:
 
 @dataclass
 class Plan:
-    """Each project's digest and the snapshot its files show, and which ones the previous site holds."""
+    """Each project's digest (`keys`: its own and its place's) and the snapshot its files show, which
+    ones the previous site holds, and which it holds but for their place (with the date they show there)."""
     keys: dict[str, str]
     since: dict[str, date]
     reuse: set[str] = field(default_factory=set)
+    own: dict[str, str] = field(default_factory=dict)
+    placed: dict[str, date] = field(default_factory=dict)
 
     def manifest(self) -> dict[str, Any]:
         return {"version": MANIFEST_VERSION,
-                "projects": {r: [k, self.since[r].isoformat()] for r, k in sorted(self.keys.items())}}
+                "projects": {r: [k, self.since[r].isoformat()] for r, k in sorted(self.keys.items())},
+                "own": dict(sorted(self.own.items()))}
 
 
 def read_manifest(site_dir: Path) -> dict[str, tuple[str, date]]:
     """The previous site's digests and dates by project; empty when it has none or an unreadable one
     (then every file is written again: nothing is lost but time)."""
+    return _read(site_dir)[0]
+
+
+def _read(site_dir: Path) -> tuple[dict[str, tuple[str, date]], dict[str, str]]:
     try:
         raw = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))
         if raw.get("version") != MANIFEST_VERSION:
-            return {}
-        return {str(r): (str(v[0]), date.fromisoformat(v[1])) for r, v in raw["projects"].items()}
+            return {}, {}
+        return ({str(r): (str(v[0]), date.fromisoformat(v[1])) for r, v in raw["projects"].items()},
+                {str(r): str(k) for r, k in raw["own"].items()})
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
-        return {}
+        return {}, {}
 
 
 def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = False) -> Plan:
     """Digest every project; one whose digest is the previous site's keeps that site's date, and
-    (unless `full`) its files when all of them are still there."""
-    before = read_manifest(previous_dir) if previous_dir is not None else {}
-    keys, since, reuse = {}, {}, set()
+    (unless `full`) its files when all of them are still there; one whose own digest is, its files
+    but for their place."""
+    before, owned = _read(previous_dir) if previous_dir is not None else ({}, {})
+    out = Plan({}, {})
     for p in site.projects:
-        key = keys[p.repo] = project_key(p, site, basis)
+        own = out.own[p.repo] = project_key(p, site, basis)
+        key = out.keys[p.repo] = _digest(own + place_key(p, site))
         old = before.get(p.repo)
         # A date never runs ahead of the snapshot: a site published from a later one is not this one's past.
-        if old is not None and old[0] == key and old[1] <= site.as_of:
-            since[p.repo] = old[1]
-            if not full and previous_dir is not None and _whole(previous_dir, p.repo):
-                reuse.add(p.repo)
-        else:
-            since[p.repo] = site.as_of
-    return Plan(keys, since, reuse)
+        if old is not None and old[1] <= site.as_of and (old[0] == key or owned.get(p.repo) == own):
+            whole = not full and previous_dir is not None and _whole(previous_dir, p.repo)
+            if old[0] == key:
+                out.since[p.repo] = old[1]
+                if whole:
+                    out.reuse.add(p.repo)
+                continue
+            if whole:
+                out.placed[p.repo] = old[1]
+        out.since[p.repo] = site.as_of
+    return out
 
 
 def held(plan: Plan, site_dir: Path) -> set[str]:
@@ -110,14 +133,18 @@ def _whole(site_dir: Path, repo: str) -> bool:
 def carry_files(repos: Iterable[str], source: Path, target: Path) -> None:
     """Link (or, where the disk cannot, copy) each project's files from the previous site into the
     new one: unchanged files keep their bytes and their modification time."""
+    link_files(source, target, (rel for repo in repos for rel in project_files(repo)))
+
+
+def link_files(source: Path, target: Path, rels: Iterable[str]) -> None:
+    """Each of `rels` linked (or copied) from `source` to `target`."""
     made: set[Path] = set()
-    for repo in repos:
-        for rel in project_files(repo):
-            dest = target / rel
-            if dest.parent not in made:
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                made.add(dest.parent)
-            try:
-                os.link(source / rel, dest)
-            except OSError:
-                shutil.copy2(source / rel, dest)
+    for rel in rels:
+        dest = target / rel
+        if dest.parent not in made:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            made.add(dest.parent)
+        try:
+            os.link(source / rel, dest)
+        except OSError:
+            shutil.copy2(source / rel, dest)

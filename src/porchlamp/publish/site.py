@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from collections.abc import Callable, Sequence, Set as AbstractSet
+from collections.abc import Callable, Mapping, Sequence, Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
 from importlib import resources
@@ -28,7 +28,7 @@ from markupsafe import Markup, escape
 from porchlamp.config import COMPONENTS
 from porchlamp.evaluate import components as components_mod
 from porchlamp.laps import Laps
-from porchlamp.publish import api, generations, reuse
+from porchlamp.publish import api, generations, place, reuse
 from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
@@ -54,6 +54,7 @@ class PublishSummary:
     seconds: float
     reused: int = 0  # projects whose files were linked unchanged from the previous site
     steps: dict[str, float] = field(default_factory=dict)  # seconds by step: plan, prune, site_pages, projects, dataset, swap
+    placed: int = 0  # projects whose files were the previous site's with only their place written again
 
 
 def project_href(p: Project) -> str:
@@ -233,9 +234,11 @@ class _Writer:
         self.root, self.env, self.common = root, env, common
         self.pages = 0
 
+    def render(self, rel: str, template: str, **ctx: Any) -> str:
+        return self.env.get_template(template).render(**self.common, root="../" * rel.count("/"), **ctx)
+
     def page(self, rel: str, template: str, **ctx: Any) -> None:
-        depth = rel.count("/")
-        html = self.env.get_template(template).render(**self.common, root="../" * depth, **ctx)
+        html = self.render(rel, template, **ctx)
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(html, encoding="utf-8")
@@ -314,23 +317,30 @@ def _project_common(site: SiteData) -> dict[str, Any]:
 
 def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path | None, issues_url: str = DEFAULT_ISSUES_URL,
                    site_url: str = "", progress: Callable[[int], None] | None = None,
-                   kept: AbstractSet[str] = frozenset(), workers: int = 1) -> int:
+                   kept: AbstractSet[str] = frozenset(), workers: int = 1) -> tuple[int, int]:
     """Each project's page, record and badges: none for the projects `kept` (`out` holds their files
-    already), linked from the `previous` site where the plan says they hold, written otherwise (one
+    already), linked from the `previous` site where the plan says they hold, the previous site's
+    with their place written again where only that moved (`place`), written otherwise (one
     pass over the PRs, read only for those; in parts on `workers` processes when there are enough).
-    Returns the project pages."""
-    carried = plan.reuse - kept
-    if previous is not None and carried:
-        reuse.carry_files(sorted(carried), previous, out)
+    Returns the project pages, and how many of them were given their place only."""
+    def carry() -> None:
+        if previous is not None:
+            reuse.carry_files(sorted(plan.reuse - kept), previous, out)
+
     done = plan.reuse | kept
+    placed = {r: d for r, d in plan.placed.items() if r not in done} if previous is not None else {}
     if progress and done:
         progress(len(done))
     todo = [p for p in site.projects if p.repo not in done]
-    if workers > 1 and len(todo) >= PARALLEL_FROM:
-        written = _write_in_parts(site, out, todo, plan.since, issues_url, site_url, progress, workers)
+    # A project given its place costs about a third of one written whole.
+    if workers > 1 and len(todo) - len(placed) * 2 // 3 >= PARALLEL_FROM:
+        # The unchanged projects are linked while the writing processes start and write.
+        written, given = _write_in_parts(site, out, todo, plan.since, issues_url, site_url, progress, workers, placed, previous,
+                                         meanwhile=carry)
     else:
-        written = _write_part(_part(site, todo), out, plan.since, issues_url, site_url, progress)
-    return written + len(done)
+        carry()
+        written, given = _write_part(_part(site, todo), out, plan.since, issues_url, site_url, progress, placed, previous)
+    return written + len(done), given
 
 
 # Projects to write before a second process pays for its start (about a second), and projects a task.
@@ -341,45 +351,69 @@ PART = 200
 def _part(site: SiteData, projects: list[Project]) -> SiteData:
     """What writing these projects' files needs of the snapshot, small enough to hand to a process."""
     changes = None if site.changes is None else Changes(site.changes.as_of, site.changes.previous)
-    return replace(site, report={}, projects=projects, changes=changes, digests={})
+    return replace(site, report={}, projects=projects, changes=changes, digests={}, places={})
+
+
+def project_context(p: Project, page_as_of: date, previous: date | None, issues_url: str, site_url: str) -> dict[str, Any]:
+    """What project.html reads of one project read whole (`SiteData.detailed`), its page dated `page_as_of`."""
+    return dict(p=p, page_as_of=page_as_of, previous=previous if p.change else None, github=f"https://github.com/{p.repo}",
+                outside=p.outside(), excluded=p.excluded_counts(), times=p.response_times(), issues=p.good_first_issues(),
+                dispute=dispute_url(p, issues_url), site_url=site_url)
 
 
 def _write_part(site: SiteData, out: Path, since: dict[str, date], issues_url: str, site_url: str,
-                progress: Callable[[int], None] | None = None) -> int:
-    w = _Writer(out, environment(), _project_common(site))
+                progress: Callable[[int], None] | None = None, placed: Mapping[str, date] | None = None,
+                previous_dir: Path | None = None) -> tuple[int, int]:
+    """The files of every project of `site`: those of `placed` (with the date their files show in
+    `previous_dir`) given their place in those files (`place`), unless they are not the template's;
+    the rest written whole. Returns (the pages, how many were given their place)."""
+    env, common = environment(), _project_common(site)
+    given: set[str] = set()
+    if placed and previous_dir is not None:
+        given = set(placed) - set(place.write_placed(env, common, site, previous_dir, out, placed))
+        if progress and given:
+            progress(len(given))
+    w = _Writer(out, env, common)
     previous = site.changes.previous if site.changes else None
-    for p in site.detailed(only=[p.repo for p in site.projects]):
-        w.page(project_href(p), "project.html", p=p, page_as_of=since[p.repo], previous=previous if p.change else None,
-               github=f"https://github.com/{p.repo}", outside=p.outside(), excluded=p.excluded_counts(), times=p.response_times(),
-               issues=p.good_first_issues(), dispute=dispute_url(p, issues_url), site_url=site_url)
+    for p in site.detailed(only=[p.repo for p in site.projects if p.repo not in given]):
+        w.page(project_href(p), "project.html", **project_context(p, since[p.repo], previous, issues_url, site_url))
         api.write_project(out, p, site, since[p.repo])
         if progress:
             progress(1)
-    return w.pages
+    return w.pages + len(given), len(given)
 
 
 def _write_in_parts(site: SiteData, out: Path, todo: list[Project], since: dict[str, date], issues_url: str,
-                    site_url: str, progress: Callable[[int], None] | None, workers: int) -> int:
+                    site_url: str, progress: Callable[[int], None] | None, workers: int,
+                    placed: Mapping[str, date] | None = None, previous_dir: Path | None = None,
+                    meanwhile: Callable[[], None] | None = None) -> tuple[int, int]:
     """Parts of PART projects in name order, each a task for a pool of fresh processes (not forked:
     this one may hold threads and their locks); at most two parts per process are handed out at once,
-    so what waits to be written is never the whole snapshot."""
+    so what waits to be written is never the whole snapshot. As `_write_part`; `meanwhile` is run
+    here once the first parts are handed out."""
+    placed = placed or {}
     parts = iter([todo[i:i + PART] for i in range(0, len(todo), PART)])
-    pages = 0
+    pages = given = 0
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_exit_with,
                              initargs=(os.getpid(),)) as pool:
-        running: dict[Future[int], int] = {}
+        running: dict[Future[tuple[int, int]], int] = {}
         while True:
             for chunk in itertools.islice(parts, 2 * workers - len(running)):
-                part = _part(site, chunk)
-                running[pool.submit(_write_part, part, out, {p.repo: since[p.repo] for p in chunk}, issues_url, site_url)] = len(chunk)
+                task = pool.submit(_write_part, _part(site, chunk), out, {p.repo: since[p.repo] for p in chunk}, issues_url, site_url,
+                                   None, {p.repo: placed[p.repo] for p in chunk if p.repo in placed}, previous_dir)
+                running[task] = len(chunk)
+            if meanwhile is not None:
+                meanwhile()
+                meanwhile = None
             if not running:
-                return pages
+                return pages, given
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                pages += future.result()
-                written = running.pop(future)
+                written, placed_here = future.result()
+                pages, given = pages + written, given + placed_here
+                chunk_size = running.pop(future)
                 if progress:
-                    progress(written)
+                    progress(chunk_size)
 
 
 def _exit_with(parent: int) -> None:
@@ -429,8 +463,9 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         root = slots.standby
         pages = render_site(site, root, issues_url, site_url)
         lap("site_pages")
-        pages += write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
-                                workers or os.cpu_count() or 1)
+        written, placed = write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
+                                         workers or os.cpu_count() or 1)
+        pages += written
         lap("projects")
         api.write_dataset(root, site)
         api.write_json(root / reuse.MANIFEST, plan.manifest())
@@ -440,4 +475,4 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         lap("swap")
     size = _tree_bytes(target)
     return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse | kept),
-                          lap.steps)
+                          lap.steps, placed)
