@@ -9,6 +9,7 @@ on a day that may keep earlier verdicts, `<dir>/verdicts/shard=<k>/` for those o
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,27 +92,36 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
     names = [r for s in shards for r in s]
     if not names:
         return
-    store.conn.register("_shard_of", pa.table({"repo": names, "shard": [first + k for k, s in enumerate(shards) for _ in s]}))
     # The group's names bound the scan too: where the store holds rows in name order, DuckDB skips
     # the row groups outside them (the join alone decides which rows are written).
     span = [min(names), max(names)]
-    try:
+    with _shard_of(store, names, [first + k for k, s in enumerate(shards) for _ in s]):
         for table in ("repositories", *_REPO_TABLES):
             cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE[table]))
             key = REPO_COLUMN[table]
             # Unsorted: a reader sorts its own shard (`_read`), so the export never sorts the whole table.
             store.conn.execute(
                 f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{key} = s.repo WHERE t.{key} BETWEEN ? AND ?) "
-                f"TO '{_sql_path(out / table)}' (FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)",
-                span)
+                f"TO '{_sql_path(out / table)}' {_BY_SHARD}", span)
         # Only the accounts a shard's PRs were opened by: a worker's memory must not grow with every
         # account of the snapshot (about 18 per repository).
         cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE["accounts"]))
         store.conn.execute(
             f"COPY (SELECT {cols}, x.shard FROM accounts t JOIN (SELECT DISTINCT p.author, s.shard FROM pulls p "
             f"JOIN _shard_of s ON p.repo = s.repo WHERE p.repo BETWEEN ? AND ?) x ON t.login = x.author) "
-            f"TO '{_sql_path(out / 'accounts')}' (FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)",
-            span)
+            f"TO '{_sql_path(out / 'accounts')}' {_BY_SHARD}", span)
+
+
+# Every export writes `<dir>/<table>/shard=<k>/` from a query with a `shard` column.
+_BY_SHARD = "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)"
+
+
+@contextmanager
+def _shard_of(store: Store, repos: list[str], shards: list[int]) -> Iterator[None]:
+    """Each repository's shard number as the table `_shard_of` (repo, shard) while the block runs."""
+    store.conn.register("_shard_of", pa.table({"repo": repos, "shard": shards}))
+    try:
+        yield
     finally:
         store.conn.unregister("_shard_of")
 
@@ -120,19 +130,13 @@ def export_verdicts(store: Store, out_dir: str | Path, shards: Sequence[Sequence
                     skip: frozenset[str] = frozenset()) -> None:
     """The PR verdicts of snapshot `as_of` that have a key, of every shard's repositories but those of
     `skip`, under `<out_dir>/verdicts/shard=<k>/`: what a shard task may reuse of an earlier day."""
-    out = Path(out_dir)
     names = [(r, k) for k, s in enumerate(shards) for r in s if r not in skip]
     if not names:
         return
-    store.conn.register("_shard_of", pa.table({"repo": [r for r, _ in names], "shard": [k for _, k in names]}))
-    try:
-        with store.small_budget():
-            store.conn.execute(
-                f"COPY (SELECT t.*, s.shard FROM pr_results t JOIN _shard_of s ON t.repo = s.repo "
-                f"WHERE t.as_of = ? AND t.inputs IS NOT NULL) TO '{_sql_path(out / 'verdicts')}' "
-                "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)", [as_of])
-    finally:
-        store.conn.unregister("_shard_of")
+    with _shard_of(store, [r for r, _ in names], [k for _, k in names]), store.small_budget():
+        store.conn.execute(
+            f"COPY (SELECT t.*, s.shard FROM pr_results t JOIN _shard_of s ON t.repo = s.repo "
+            f"WHERE t.as_of = ? AND t.inputs IS NOT NULL) TO '{_sql_path(Path(out_dir) / 'verdicts')}' {_BY_SHARD}", [as_of])
 
 
 def read_verdict_rows(shard_dir: str | Path, shard: int) -> pa.Table | None:
