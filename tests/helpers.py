@@ -96,7 +96,8 @@ def verdict_rows(results: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 
 def pr_verdict_rows(prs: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """`pr_results` rows without their three last columns: whether CI ran (a store keeps what earlier
-    days' CI samples saw; the CI component counts only the day's sample), until when the verdict holds
-    and its key (from the digest of the PR's rows, which two stores may hold differently for the same verdict)."""
-    return [r[:-3] for r in prs]
+    """`pr_results` rows with only what a verdict says: without whether CI ran (a store keeps what
+    earlier days' CI samples saw; the CI component counts only the day's sample), until when the
+    verdict holds, its key, its maintainers' acts and its rows' digest (from the PR's rows, which two
+    stores may hold differently for the same verdict: an association GitHub computed on another day)."""
+    return [r[:-6] + (r[-3],) for r in prs]

@@ -32,11 +32,13 @@ def _rows(db: Path) -> dict[str, list]:  # type: ignore[type-arg]
 
 
 def _keyless(rows: dict[str, list]) -> dict[str, list]:  # type: ignore[type-arg]
-    """`rows` with each PR verdict's key (its last column) left out: the pure evaluation reads rows
-    from the store, not from shards, and has no digest of a PR's rows to key its verdicts with."""
+    """`rows` with each PR verdict's key and its rows' digest (the fourth last and the last column)
+    left out: the pure evaluation reads rows from the store, not from shards, and has no digest of a
+    PR's rows to key its verdicts with."""
     prs = rows["pr_results"]
-    assert all(r[-1] is not None for r in prs) or all(r[-1] is None for r in prs)
-    return {**rows, "pr_results": [r[:-1] for r in prs]}
+    for at in (-4, -1):
+        assert all(r[at] is not None for r in prs) or all(r[at] is None for r in prs)
+    return {**rows, "pr_results": [r[:-4] + r[-3:-1] for r in prs]}
 
 
 def _pure(db: Path) -> dict[str, list]:  # type: ignore[type-arg]
@@ -64,7 +66,7 @@ def test_one_process_and_local_cluster_equal_the_pure_evaluation(store300: Path,
     pure = _keyless(_pure(_copy(store300, tmp_path / "pure.duckdb")))
     assert len(pure["results"]) == 300 and len(pure["pr_results"]) > 20_000 and len(pure["profile_results"]) > 200
     one = _sharded(_copy(store300, tmp_path / "one.duckdb"), workers=1)
-    assert all(r[-1] for r in one["pr_results"])  # every PR verdict keyed, for a later day to reuse
+    assert all(r[-4] and r[-1] for r in one["pr_results"])  # every PR verdict keyed, for a later day to reuse
     assert _keyless(one) == pure
     assert gc.isenabled()  # the tasks in this process paused the cycle collector, and resumed it
     seen: list[int] = []

@@ -126,30 +126,31 @@ def test_black_hole_needs_clear_evidence() -> None:
     assert res.passed and res.evidence["closed_silently"] == 8
 
 
-def _off(d, v):  # type: ignore[no-untyped-def]
+def _off(d):  # type: ignore[no-untyped-def]
+    """The gate on `d`'s PRs judged from its own rows (each PR's redirect is found as it is judged)."""
     ctx = context(d)
-    return g.gate_off_github(d, v, ctx, g.commit_sample(d.commits, ctx.bots, START, END, S.window.commit_sample))
+    return g.gate_off_github(d, judged(d), ctx, g.commit_sample(d.commits, ctx.bots, START, END, S.window.commit_sample))
 
 
 def test_off_github_gerrit_bridge() -> None:
-    d, v = _verdicts(10, 10)
+    d, _ = _verdicts(10, 10)
     bridged = tuple(item("comment", T0 + D, "gerritbot", "NONE", number=i,
                          body="This PR has been imported to Gerrit for code review. Please visit https://go-review.googlesource.com/c/widget/+/1 to see it.")
                     for i in range(1, 11))
     d = replace(d, timeline={i: (bridged[i - 1],) for i in range(1, 11)})
-    res = _off(d, v)
+    res = _off(d)
     assert (res.passed, res.status, res.kind) == (False, "undecided", "gerrit")
     assert res.evidence["review_happens"] == "https://go-review.googlesource.com/c/widget/+/1"
     assert res.evidence["quotes"][0]["source"] == "#1, #2, #3, #4, #5 and 5 more PRs, gerritbot (a bot)"
 
 
 def test_off_github_template_and_trailers() -> None:
-    d, v = _verdicts(10, 10)
+    d, _ = _verdicts(10, 10)
     locked = replace(d, community=CommunityFiles("acme/widget", pr_template="We do not accept pull requests here."))
-    assert _off(locked, v).kind == "repo_lockdown"
+    assert _off(locked).kind == "repo_lockdown"
     trail = tuple(Commit("acme/widget", f"{i:040x}", NOW - i * D, "dev", "Dev", "User",
                          f"Fix\n\nChange-Id: I{i:040x}\nReviewed-on: https://review.example/{i}") for i in range(1, 8))
-    assert _off(replace(d, commits=trail), v).kind == "gerrit"
+    assert _off(replace(d, commits=trail)).kind == "gerrit"
     one = replace(d, timeline={1: (item("comment", T0 + D, "gerritbot", body="imported to Gerrit", number=1),)})
-    assert _off(one, v).passed  # one stray bridge comment is not a verdict
-    assert _off(replace(d, commits=(human_commit(),)), v).passed
+    assert _off(one).passed  # one stray bridge comment is not a verdict
+    assert _off(replace(d, commits=(human_commit(),))).passed

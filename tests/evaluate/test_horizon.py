@@ -3,6 +3,7 @@ day after day, for every repository of a sample world."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -63,7 +64,7 @@ def test_the_horizon_is_the_first_time_an_end_crosses(hours: list[int]) -> None:
     settings = Settings()
     start, end = window(date(2026, 6, 1), settings)
     created = [end + timedelta(hours=h) for h in hours]
-    got = horizon(_repo(created), start, end, settings)
+    got = horizon(_repo(created), (), start, end, settings)
     span, respond = end - start, timedelta(days=settings.window.response_days)
     # Every instant an end reaches a PR's opening, or its response period running out, from `end` on.
     crossings = [t + d for t in created for d in (timedelta(0), span, respond) if t + d >= end]
@@ -93,6 +94,27 @@ def test_a_kept_pr_verdict_is_the_one_judging_again_gives(store300: Path, world3
     assert kept > 15_000 and judged > 1_000, (kept, judged)
 
 
+def test_a_repository_read_through_its_kept_verdicts_is_one_judged_again(store300: Path, world300: Path) -> None:
+    """A later day that takes each kept PR's maintainers' acts, redirect and horizon from its earlier
+    verdict (where its rows are the same and its horizon is ahead) gives every repository the result
+    judging all its PRs again gives: status, gates, evidence, components, every PR verdict."""
+    settings, rules, as_of, repos, accounts, index = _world(store300, world300)
+    kept = 0
+    _, end = window(as_of, settings)
+    for data in repos[::5]:
+        rows = {p.number: "the same rows" for p in data.pulls}
+        first = evaluate_repo(data, accounts, settings, rules, as_of, index, Earlier(rows, {}, None))
+        assert all(v.rows == "the same rows" and v.acts is not None for v in first.prs)
+        before = {v.number: v for v in first.prs}
+        for k in (1, 5, 13):
+            later = as_of + timedelta(days=k)
+            again = evaluate_repo(data, accounts, settings, rules, later, index, Earlier(rows, before, end))
+            assert again == evaluate_repo(data, accounts, settings, rules, later, index, Earlier(rows, {}, None)), \
+                (data.repo.name_with_owner, k)
+            kept += sum(1 for v in again.prs if before.get(v.number) is v)
+    assert kept > 10_000, kept
+
+
 def test_a_pr_verdict_is_keyed_by_its_rows_and_its_standing() -> None:
     """A PR's key moves with its rows' digest, the repository's maintainers, and its author's first
     contribution and account age, and with nothing else of the repository."""
@@ -118,17 +140,47 @@ def test_a_pr_verdict_is_keyed_by_its_rows_and_its_standing() -> None:
     assert key(base, accts(("other", datetime(2026, 5, 30)))) == key(base)
 
 
-@hsettings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(min_value=-400 * 24, max_value=30 * 24), st.booleans()), max_size=6),
-       st.integers(min_value=-400 * 24, max_value=30 * 24), st.one_of(st.none(), st.integers(min_value=-400 * 24, max_value=30 * 24)))
-def test_a_prs_horizon_is_its_repositorys_over_its_own_times(items: list[tuple[int, bool]], opened: int, merged: int | None) -> None:
-    """A PR's horizon is the repository horizon of a repository holding that PR alone, whatever order its items come in."""
-    from tests.helpers import data, item, pr as make_pr
+_HOURS = st.integers(min_value=-400 * 24, max_value=30 * 24)
+
+
+@hsettings(max_examples=120, deadline=None)
+@given(st.lists(st.tuples(_HOURS, st.one_of(st.none(), _HOURS),
+                          st.lists(st.tuples(_HOURS, st.booleans()), max_size=4), st.booleans()), max_size=4),
+       st.lists(_HOURS, max_size=3), st.lists(_HOURS, max_size=2))
+def test_a_repositorys_horizon_is_its_first_crossed_time(prs: list[tuple[int, int | None, list[tuple[int, bool]], bool]],
+                                                         commits: list[int], orphans: list[int]) -> None:
+    """The repository's horizon is the first instant an end reaches one of its times (a PR's opening
+    or merge, a timeline row, a commit) or a response period running out (from an opening or a
+    ready-for-review), whether a PR's part comes from its verdict's `valid_until` or from its rows,
+    and whatever order a PR's items come in."""
+    from tests.helpers import data, human_commit, item, pr as make_pr
 
     settings = Settings()
     start, end = window(date(2026, 6, 1), settings)
     at = lambda h: end + timedelta(hours=h)  # noqa: E731
-    p = make_pr(1, created=at(opened), merged_at=None if merged is None else at(merged))
-    rows = tuple(item("ready_for_review" if ready else "comment", at(h), "someone") for h, ready in items)
-    alone = data(pulls=(p,), items=rows, commits=())
-    assert pr_horizon(p, rows, start, end, settings.window.response_days) == horizon(alone, start, end, settings)
+    pulls, items, judged = [], [], []
+    both: list[datetime] = []
+    clocks: list[datetime] = []
+    for n, (opened, merged, rows, has_verdict) in enumerate(prs, start=1):
+        p = make_pr(n, created=at(opened), merged_at=None if merged is None else at(merged))
+        mine = tuple(item("ready_for_review" if ready else "comment", at(h), "someone", number=n) for h, ready in rows)
+        pulls.append(p)
+        items.extend(mine)
+        both += [p.created_at, *([p.merged_at] if p.merged_at else []), *(i.created_at for i in mine)]
+        clocks += [p.created_at, *(i.created_at for i in mine if i.kind == "ready_for_review")]
+        if has_verdict:
+            judged.append(_Judged(n, pr_horizon(p, mine[::-1], start, end, settings.window.response_days)))
+    items.extend(item("comment", at(h), "someone", number=99) for h in orphans)  # a row whose PR row is missing
+    both += [at(h) for h in (*orphans, *commits)]
+    repo = data(pulls=tuple(pulls), items=tuple(items), commits=tuple(human_commit(at(h)) for h in commits))
+    span, respond = end - start, timedelta(days=settings.window.response_days)
+    crossings = [t + d for t in both for d in (timedelta(0), span) if t + d >= end]
+    crossings += [t + respond for t in clocks if t + respond >= end]
+    assert horizon(repo, judged, start, end, settings) == (min(crossings) if crossings else None)
+
+
+@dataclass(frozen=True)
+class _Judged:
+    """What `horizon` reads of a PR verdict."""
+    number: int
+    valid_until: datetime | None

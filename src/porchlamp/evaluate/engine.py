@@ -69,10 +69,10 @@ def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Set
     `templates` is the snapshot's (templates_of); alone, a repository knows only the curated ones.
     `earlier`: its PRs' digests and earlier verdicts, each kept where it holds (`judge_pulls`)."""
     start, end = window(as_of, settings)
-    until = horizon(data, start, end, settings)
-    ctx = repo_context(data, accounts, rules, settings, start, end, templates)
+    ctx = repo_context(data, accounts, rules, settings, start, end, templates, earlier)
     maint = ctx.maintainers
     verdicts = judge_pulls(data, ctx, earlier)
+    until = horizon(data, verdicts, start, end, settings)
     eco, eco_why = ecosystem(data, rules)
     r = data.repo
     base: dict[str, Any] = dict(

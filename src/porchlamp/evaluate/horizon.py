@@ -11,51 +11,54 @@ window must add it here; the daily-refresh test fails until it does.
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from porchlamp.config import Settings
 from porchlamp.models import PullRequest, RepoData, TimelineItem
 
-
-def window_times(data: RepoData) -> tuple[list[datetime], list[datetime]]:
-    """(times compared with both ends of the window, clock starts whose response period is compared
-    with its end) of one repository's rows."""
-    both: list[datetime] = []
-    clocks: list[datetime] = []
-    for pr in data.pulls:
-        both.append(pr.created_at)
-        clocks.append(pr.created_at)
-        if pr.merged_at is not None:
-            both.append(pr.merged_at)
-    for items in data.timeline.values():
-        for item in items:
-            both.append(item.created_at)
-            if item.kind == "ready_for_review":
-                clocks.append(item.created_at)
-    both.extend(c.committed_at for c in data.commits)
-    return both, clocks
+if TYPE_CHECKING:
+    from porchlamp.evaluate.pulls import PRVerdict
 
 
-def _first_from(times: list[datetime], since: datetime, offset: timedelta) -> datetime | None:
-    """The least t + offset not before `since`, of sorted `times`."""
-    i = bisect_left(times, since - offset)
-    return times[i] + offset if i < len(times) else None
-
-
-def horizon(data: RepoData, start: datetime, end: datetime, settings: Settings) -> datetime | None:
+def horizon(data: RepoData, verdicts: Iterable[PRVerdict], start: datetime, end: datetime,
+            settings: Settings) -> datetime | None:
     """The earliest window end, from `end` on, at which a verdict on `data` may differ from the one
-    for [start, end); None when no later end can change it. The window's length stays the same."""
-    both, clocks = window_times(data)
-    both.sort()
-    clocks.sort()
+    for [start, end); None when no later end can change it. The window's length stays the same.
+
+    The least of its PR verdicts' own (`valid_until`: `pr_horizon` of this window, or of an earlier
+    one it still holds for, which is the same instant since none of its times was crossed between),
+    the other PRs' and timeline rows', and its commits': so a PR kept from an earlier day is never read."""
+    w = settings.window
+    best: datetime | None = None
+    judged = set()
+    for v in verdicts:
+        judged.add(v.number)
+        if v.valid_until is not None and (best is None or v.valid_until < best):
+            best = v.valid_until
+    opened = set()
+    for pr in data.pulls:
+        opened.add(pr.number)
+        if pr.number not in judged:
+            best = _least(best, pr_horizon(pr, data.timeline.get(pr.number, ()), start, end, w.response_days))
     span = end - start
-    # The end crosses a time when it reaches it, the start `span` later; a response period runs out
-    # against the end only.
-    found = [_first_from(both, end, timedelta(0)), _first_from(both, end, span),
-             _first_from(clocks, end, timedelta(days=settings.window.response_days))]
-    return min((t for t in found if t is not None), default=None)
+    for number in data.timeline:
+        if number not in opened:  # a timeline row whose PR row is missing still has its time compared
+            for item in data.timeline[number]:
+                best = _least(best, _crossed(item.created_at, start, end, span))
+    for c in data.commits:
+        best = _least(best, _crossed(c.committed_at, start, end, span))
+    return best
+
+
+def _crossed(t: datetime, start: datetime, end: datetime, span: timedelta) -> datetime | None:
+    """When an end first crosses time `t` from `end` on: the end reaches it, or the start does `span` later."""
+    return t if t >= end else t + span if t >= start else None
+
+
+def _least(best: datetime | None, t: datetime | None) -> datetime | None:
+    return t if best is None or (t is not None and t < best) else best
 
 
 def pr_horizon(pr: PullRequest, items: Sequence[TimelineItem], start: datetime, end: datetime,

@@ -7,11 +7,13 @@ nothing (GitHub files CODEOWNERS' automatic review requests under the author), a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from porchlamp.evaluate.bots import Bots
-from porchlamp.models import RepoData
+from porchlamp.models import PullRequest, RepoData, TimelineItem
 
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 # Actions that need write or triage rights; the reason names the first one seen.
@@ -26,9 +28,11 @@ WRITE_ACTIONS = {
 
 @dataclass(frozen=True)
 class Maintainers:
-    """Maintainers of one repository, each with the first reason found."""
+    """Maintainers of one repository, each with the first reason found; `acts`: each PR's acts that
+    showed one in the window (`acts_text`, by number), which its verdict keeps for a later day."""
 
     reasons: dict[str, str]
+    acts: Mapping[int, str] = field(default_factory=dict, compare=False)
 
     def __contains__(self, login: object) -> bool:
         return isinstance(login, str) and login.lower() in self.reasons
@@ -38,33 +42,68 @@ class Maintainers:
         return sum(1 for r in self.reasons.values() if r != "named in CODEOWNERS")
 
 
-def find_maintainers(data: RepoData, start: datetime, end: datetime, bots: Bots) -> Maintainers:
-    """Maintainers from association, from write-level actions in [start, end), and CODEOWNERS."""
+Act = tuple[str, "str | None", str]  # (login, account type, why)
+
+
+def maintainer_acts(pr: PullRequest, items: Sequence[TimelineItem], start: datetime, end: datetime) -> list[Act]:
+    """What one PR shows of maintainers in [start, end), in the order met: its author's association,
+    its merger, and each item's actor by association or by a write-level action on someone else's PR.
+    One act for each login and account type (a later one would add nothing)."""
+    acts: list[Act] = []
+    seen: set[tuple[str, str | None]] = set()
+
+    def act(login: str | None, type_: str | None, why: str) -> None:
+        if login and (login, type_) not in seen:
+            seen.add((login, type_))
+            acts.append((login, type_, why))
+
+    author = (pr.author or "").lower()
+    if start <= pr.created_at < end and pr.author_association in MAINTAINER_ASSOCIATIONS:
+        act(pr.author, pr.author_type, f"association {pr.author_association}")
+    # The merge event carries the merger's type; the PR's mergedBy stands in when no page with it was read.
+    if pr.merged_by and pr.merged_at and start <= pr.merged_at < end and pr.merged_by.lower() != author \
+            and not any(i.kind == "merged" for i in items):
+        act(pr.merged_by, None, WRITE_ACTIONS["merged"])
+    for item in items:
+        if not (start <= item.created_at < end):
+            continue
+        if item.actor_association in MAINTAINER_ASSOCIATIONS:
+            act(item.actor, item.actor_type, f"association {item.actor_association}")
+        elif item.kind in WRITE_ACTIONS and item.actor and item.actor.lower() != author:
+            act(item.actor, item.actor_type, WRITE_ACTIONS[item.kind])
+    return acts
+
+
+def acts_text(acts: list[Act]) -> str:
+    """A PR's acts as stored with its verdict ("" for none)."""
+    return json.dumps(acts, ensure_ascii=False) if acts else ""
+
+
+def find_maintainers(data: RepoData, start: datetime, end: datetime, bots: Bots,
+                     kept: Mapping[int, str] | None = None) -> Maintainers:
+    """Maintainers from association, from write-level actions in [start, end), and CODEOWNERS.
+    `kept`: the stored acts (`acts_text`) of PRs whose rows and whose own times' place in the window
+    are those they were found for: those PRs' timeline rows are not read."""
     reasons: dict[str, str] = {}
+    texts: dict[int, str] = {}
 
     def add(login: str | None, type_: str | None, why: str) -> None:
         if login and login.lower() not in reasons and not bots.is_bot(login, type_):
             reasons[login.lower()] = why
 
     for pr in data.pulls:
-        author = (pr.author or "").lower()
-        if start <= pr.created_at < end and pr.author_association in MAINTAINER_ASSOCIATIONS:
-            add(pr.author, pr.author_type, f"association {pr.author_association}")
-        items = data.timeline.get(pr.number, ())
-        # The merge event carries the merger's type; the PR's mergedBy stands in when no page with it was read.
-        if pr.merged_by and pr.merged_at and start <= pr.merged_at < end and pr.merged_by.lower() != author \
-                and not any(i.kind == "merged" for i in items):
-            add(pr.merged_by, None, WRITE_ACTIONS["merged"])
-        for item in items:
-            if not (start <= item.created_at < end):
-                continue
-            if item.actor_association in MAINTAINER_ASSOCIATIONS:
-                add(item.actor, item.actor_type, f"association {item.actor_association}")
-            elif item.kind in WRITE_ACTIONS and item.actor and item.actor.lower() != author:
-                add(item.actor, item.actor_type, WRITE_ACTIONS[item.kind])
+        text = kept.get(pr.number) if kept else None
+        if text is None:
+            acts = maintainer_acts(pr, data.timeline.get(pr.number, ()), start, end)
+            text = acts_text(acts)
+        else:
+            acts = json.loads(text) if text else []
+        texts[pr.number] = text
+        for login, type_, why in acts:
+            add(login, type_, why)
     for login in data.community.codeowners:
         add(login, None, "named in CODEOWNERS")
-    return Maintainers(reasons)
+    return Maintainers(reasons, texts)
 
 
 def first_contributions(data: RepoData) -> dict[str, datetime]:

@@ -8,12 +8,13 @@ store does not change an earlier snapshot's verdicts.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from porchlamp.config import Settings
-from porchlamp.evaluate.bots import Bots
+from porchlamp.evaluate.bots import Bots, normalise_login
 from porchlamp.evaluate.horizon import holds, pr_horizon
 from porchlamp.evaluate.people import Maintainers, find_maintainers, first_contributions, is_brand_new
 from porchlamp.evaluate.rules import Rules
@@ -34,6 +35,7 @@ EXCLUSION_REASONS: dict[str, str] = {
 }
 OUTCOMES = ("answered", "closed_silently", "unanswered")
 RESPONDER_ASSOCIATION = "CONTRIBUTOR"  # has contributed before; maintainers count by Maintainers
+QUOTE_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -52,11 +54,18 @@ class Context:
 
 
 def repo_context(data: RepoData, accounts: Mapping[str, Account], rules: Rules, settings: Settings, start: datetime,
-                 end: datetime, templates: TemplateIndex | None = None) -> Context:
-    """The Context of one repository; `templates` comes from the whole snapshot (curated only when None)."""
+                 end: datetime, templates: TemplateIndex | None = None, earlier: Earlier | None = None) -> Context:
+    """The Context of one repository; `templates` comes from the whole snapshot (curated only when None).
+    With `earlier`, a PR whose rows are those its earlier verdict was judged on, and whose horizon is
+    ahead, gives its maintainers' acts from that verdict (`find_maintainers`)."""
     templates = templates or TemplateIndex(settings.templates, rules.bot_templates)
     bots = Bots(rules.bots, data.repo.name_with_owner, templates.behaviour)
-    return Context(rules, settings, start, end, bots, templates, find_maintainers(data, start, end, bots), accounts,
+    kept = None
+    if earlier is not None and earlier.end is not None:
+        kept = {n: v.acts for n, v in earlier.verdicts.items()
+                if v.acts is not None and v.rows is not None and earlier.rows.get(n) == v.rows
+                and holds(v.valid_until, earlier.end, end)}
+    return Context(rules, settings, start, end, bots, templates, find_maintainers(data, start, end, bots, kept), accounts,
                    first_contributions(data))
 
 
@@ -70,6 +79,32 @@ def redirect_kind(text: str | None, rules: Rules) -> str | None:
         for marker in markers:
             if marker in low:
                 return kind
+    return None
+
+
+def quote(text: str) -> str:
+    """A passage on one line, cut to QUOTE_CHARS."""
+    one = " ".join(text.split())
+    return one if len(one) <= QUOTE_CHARS else one[: QUOTE_CHARS - 1] + "…"
+
+
+def redirect_of(pr: PullRequest, seen: tuple[TimelineItem, ...], ctx: Context) -> str | None:
+    """The first item in the window, by someone other than the PR's author, that points the PR
+    elsewhere: a bridge bot, or a bot, maintainer or past contributor whose words say where review
+    happens. Judged with the PR, so a verdict kept from an earlier day keeps it too: its key holds
+    the maintainers and its horizon the items in the window."""
+    rules, bots = ctx.rules, ctx.bots
+    author = (pr.author or "").lower()
+    for item in seen:
+        if item.created_at < ctx.start or not item.actor or item.actor.lower() == author:
+            continue
+        kind = rules.bridge_bots.get(normalise_login(item.actor))
+        if kind is None and item.body and (bots.is_bot(item.actor, item.actor_type) or item.actor in ctx.maintainers
+                                           or item.actor_association == RESPONDER_ASSOCIATION):
+            kind = redirect_kind(item.body, rules)
+        if kind:
+            by = "a bot" if bots.is_bot(item.actor, item.actor_type) else "a maintainer, by hand"
+            return json.dumps([kind, f"{item.actor} ({by})", quote(item.body)], ensure_ascii=False)
     return None
 
 
@@ -120,10 +155,17 @@ class PRVerdict:
     first_timer: bool | None  # None: not decided (the PR is not an outside PR)
     ai_assisted: bool
     title: str
+    # Where an outside PR was pointed instead, by the first item in the window that says so (JSON
+    # [kind, "actor (by whom)", quote]): what the off-GitHub gate counts (`redirect_of`).
+    redirect: str | None
     # Bookkeeping: until when the same rows give this verdict as the window moves (`pr_horizon`), and
     # the key it was judged under (`pr_key`); none when the PR's rows came without a digest.
     valid_until: datetime | None
     inputs: str | None
+    # What its repository's maintainers are found from on a later day while its rows (their digest,
+    # `rows`) are the same and its horizon is ahead, instead of its timeline (`people.find_maintainers`).
+    acts: str | None
+    rows: str | None
 
     @property
     def outside(self) -> bool:
@@ -152,8 +194,10 @@ def clock_start(pr: PullRequest, items: tuple[TimelineItem, ...]) -> tuple[datet
     return pr.created_at, pr.is_draft
 
 
-def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context, inputs: str | None = None) -> PRVerdict:
-    """The verdict on one PR of a repository, for the window [ctx.start, ctx.end); `inputs`, its key."""
+def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context, inputs: str | None = None,
+               rows: str | None = None) -> PRVerdict:
+    """The verdict on one PR of a repository, for the window [ctx.start, ctx.end); `inputs`, its key,
+    and `rows`, its rows' digest."""
     start, end, bots = ctx.start, ctx.end, ctx.bots
     w = ctx.settings.window
     response_window = timedelta(days=w.response_days)
@@ -242,8 +286,11 @@ def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context, i
         first_timer=None if excluded else (author is not None and (before is None or before >= pr.created_at)),
         ai_assisted=any(m in body for m in ctx.rules.ai_markers),
         title=pr.title,
+        redirect=None if excluded else redirect_of(pr, seen, ctx),
         valid_until=pr_horizon(pr, items, start, end, w.response_days),
         inputs=inputs,
+        acts=ctx.maintainers.acts.get(pr.number),
+        rows=rows,
     )
 
 
@@ -319,5 +366,5 @@ def judge_pulls(data: RepoData, ctx: Context, earlier: Earlier | None = None) ->
                 and holds(was.valid_until, earlier.end, ctx.end)):
             out.append(was)
         else:
-            out.append(judge_pull(pr, data.timeline.get(pr.number, ()), ctx, key))
+            out.append(judge_pull(pr, data.timeline.get(pr.number, ()), ctx, key, rows))
     return out

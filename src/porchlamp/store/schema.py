@@ -316,6 +316,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE pr_results ADD COLUMN inputs VARCHAR;
         """,
     ),
+    Migration(
+        11,
+        "each PR's verdict keeps what its repository's gates read of its timeline (an outside PR's redirect, and the "
+        "acts that showed maintainers) with the digest of the rows they came from, so a PR kept from an earlier day "
+        "is never read (earlier snapshots' verdicts were judged under other code and are judged again, never kept)",
+        """
+        ALTER TABLE pr_results ADD COLUMN redirect VARCHAR;
+        ALTER TABLE pr_results ADD COLUMN acts VARCHAR;
+        ALTER TABLE pr_results ADD COLUMN rows VARCHAR;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
