@@ -15,7 +15,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -29,7 +29,7 @@ from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.engine import Snapshot, evaluate_repo, window
-from porchlamp.evaluate.pulls import Earlier
+from porchlamp.evaluate.pulls import Earlier, kept_acts
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.templates import SightingTables, TemplateIndex, sighting_tables, sightings_of
@@ -89,12 +89,19 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
         digests = pr_digests(shard_dir, shard)
         kept = kept_verdicts(read_verdict_rows(shard_dir, shard)) if was is not None else {}
         was_end = window(was, settings)[1] if was is not None else None
+        end = window(as_of, settings)[1]
+        earlier: dict[str, Earlier] = {}
+        for name, before in kept.items():
+            e = Earlier(digests.get(name, {}), before, was_end)
+            earlier[name] = replace(e, acts=kept_acts(e, end))
         results = []
-        for data in read_shard(shard_dir, shard, skip=skip):
+        # A PR whose maintainers' acts stand is kept unless its author's standing or the maintainers
+        # changed: its timeline rows become items only then.
+        for data in read_shard(shard_dir, shard, skip=skip, later={n: e.acts.keys() for n, e in earlier.items() if e.acts}):
             name = data.repo.name_with_owner
             before = kept.get(name, {})
             result = evaluate_repo(data, accounts, settings, rules, as_of, templates,
-                                   Earlier(digests.get(name, {}), before, was_end))
+                                   earlier.get(name) or Earlier(digests.get(name, {}), before, was_end))
             reused += sum(1 for v in result.prs if before.get(v.number) is v)
             results.append(result)
             killpoints.reach("judge_repo")

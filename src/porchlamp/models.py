@@ -6,7 +6,7 @@ Frozen and typed. All datetimes are naive UTC (the store keeps TIMESTAMP in UTC)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time
 from functools import lru_cache
@@ -183,7 +183,7 @@ class RepoData:
     repo: Repository
     community: CommunityFiles
     pulls: tuple[PullRequest, ...] = ()
-    timeline: dict[int, tuple[TimelineItem, ...]] = field(default_factory=dict)
+    timeline: Mapping[int, tuple[TimelineItem, ...]] = field(default_factory=dict)  # by PR number
     commits: tuple[Commit, ...] = ()
     issues: tuple[Issue, ...] = ()
     dependents: Dependents | None = None

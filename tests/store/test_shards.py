@@ -120,3 +120,36 @@ def test_a_prs_digest_moves_with_any_of_its_rows_and_no_other(store300: Path, tm
     after = digests("after")
     moved = {(r, n) for r, ds in before.items() for n, d in ds.items() if after[r][n] != d}
     assert moved == {(repo, a), (repo, b)}
+
+
+def test_timeline_rows_set_aside_become_items_only_when_asked(store300: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """`later`'s PRs' timeline rows are read as the rest, but made into items only for a PR asked
+    for (once): what a day reads of PRs whose earlier verdicts it keeps."""
+    with Store(store300, read_only=True) as s:
+        shards = plan_shards(s, s.repo_names(), rows_per_shard=40_000, min_shards=2)
+        export_shards(s, tmp_path, shards)
+        whole = {d.repo.name_with_owner: d for d in s.iter_repo_data()}
+    # Every other PR of every third repository, and a number with no rows at all.
+    later = {name: [p.number for p in d.pulls[::2]] + [10**6] for name, d in list(whole.items())[::3]}
+    asked: list[tuple[str, int]] = []
+    items = shards_mod._Aside.items
+    monkeypatch.setattr(shards_mod._Aside, "items", lambda self, repo, n: asked.append((repo, n)) or items(self, repo, n))
+    read = [d for k in range(len(shards)) for d in read_shard(tmp_path, k, later=later)]
+    assert [d.repo.name_with_owner for d in read] == list(whole)
+    assert asked == []  # nothing set aside was made into items while reading
+    set_aside = 0
+    for d in read:
+        name = d.repo.name_with_owner
+        w = whole[name]
+        assert (d.pulls, d.commits, d.issues, d.community, d.dependents) == (w.pulls, w.commits, w.issues, w.community, w.dependents)
+        if name not in later:
+            assert d.timeline == w.timeline
+            continue
+        for n in {p.number for p in w.pulls} | set(w.timeline) | {10**6}:
+            assert d.timeline.get(n, ()) == w.timeline.get(n, ()), (name, n)
+            set_aside += n in later[name] and bool(w.timeline.get(n))
+        assert {n: v for n, v in d.timeline.items() if v} == dict(w.timeline)
+    assert set_aside > 3000
+    # Each PR set aside was made into items once, however often it was asked for.
+    assert len(asked) == len(set(asked)) == sum(len(v) for v in later.values())

@@ -60,11 +60,7 @@ def repo_context(data: RepoData, accounts: Mapping[str, Account], rules: Rules, 
     ahead, gives its maintainers' acts from that verdict (`find_maintainers`)."""
     templates = templates or TemplateIndex(settings.templates, rules.bot_templates)
     bots = Bots(rules.bots, data.repo.name_with_owner, templates.behaviour)
-    kept = None
-    if earlier is not None and earlier.end is not None:
-        kept = {n: v.acts for n, v in earlier.verdicts.items()
-                if v.acts is not None and v.rows is not None and earlier.rows.get(n) == v.rows
-                and holds(v.valid_until, earlier.end, end)}
+    kept = None if earlier is None else earlier.acts if earlier.acts is not None else kept_acts(earlier, end)
     return Context(rules, settings, start, end, bots, templates, find_maintainers(data, start, end, bots, kept), accounts,
                    first_contributions(data))
 
@@ -319,6 +315,18 @@ class Earlier:
     rows: Mapping[int, str]
     verdicts: Mapping[int, PRVerdict]
     end: datetime | None
+    acts: Mapping[int, str] | None = None  # `kept_acts` for the window judged, if the caller found them
+
+
+def kept_acts(earlier: Earlier, end: datetime) -> dict[int, str]:
+    """The maintainers' acts (`PRVerdict.acts`) that stand for the window ending `end`, by PR: those
+    of earlier verdicts whose rows are the same and whose horizon is ahead (which puts each of their
+    times where it was in the window). Their PRs' timeline rows need not be read for the maintainers."""
+    if earlier.end is None:
+        return {}
+    return {n: v.acts for n, v in earlier.verdicts.items()
+            if v.acts is not None and v.rows is not None and earlier.rows.get(n) == v.rows
+            and holds(v.valid_until, earlier.end, end)}
 
 
 def context_key(ctx: Context) -> str:

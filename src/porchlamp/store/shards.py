@@ -8,18 +8,21 @@ on a day that may keep earlier verdicts, `<dir>/verdicts/shard=<k>/` for those o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
+from functools import partial
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from porchlamp.columns import pydict, pylist
-from porchlamp.models import RepoData, builder
+from porchlamp.models import RepoData, TimelineItem, builder
 from porchlamp.store.db import (
     _LIST_COLUMNS,
     _REPO_TABLES,
@@ -204,24 +207,87 @@ def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[An
     return [build(*row) for row in zip(*cols)]
 
 
-def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset()) -> Iterator[RepoData]:
+def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset(),
+               later: Mapping[str, Collection[int]] | None = None) -> Iterator[RepoData]:
     """The repositories of one shard with their rows, in name order, as `Store.iter_repo_data` gives
-    them; `skip`: repositories left out (their rows never become objects)."""
+    them; `skip`: repositories left out (their rows never become objects); `later`: by repository,
+    PRs whose timeline rows become items only if evaluation asks for them (`LazyTimeline`)."""
     root = Path(shard_dir)
     left_out = _names(skip)
     rows: dict[str, dict[str, list[Any]]] = {}
+    aside: _Aside | None = None
     for table in _REPO_TABLES:
         model = MODEL_OF_TABLE[table]
         cols = _columns(model)
         by_repo: dict[str, list[Any]] = {}
         key = REPO_COLUMN[table]
-        for rec in _records(_read(root, table, shard, cols, skip=left_out), model, cols):
+        data = _read(root, table, shard, cols, skip=left_out)
+        if table == "timeline" and later and data is not None:
+            aside = _Aside(data, later, cols)
+            data = aside.rest
+        for rec in _records(data, model, cols):
             by_repo.setdefault(getattr(rec, key), []).append(rec)
         rows[table] = by_repo
     model = MODEL_OF_TABLE["repositories"]
     cols = _columns(model)
     for repo in _records(_read(root, "repositories", shard, cols, skip=left_out), model, cols):
-        yield repo_data(repo, {t: by_repo.get(repo.name_with_owner, []) for t, by_repo in rows.items()})
+        name = repo.name_with_owner
+        data = repo_data(repo, {t: by_repo.get(name, []) for t, by_repo in rows.items()})
+        if aside is not None and name in aside.repos:
+            data = replace(data, timeline=LazyTimeline(dict(data.timeline), frozenset(aside.repos[name]), partial(aside.items, name)))
+        yield data
+
+
+class LazyTimeline(Mapping[int, tuple[TimelineItem, ...]]):
+    """A repository's timeline by PR number, whose rows for the PRs in `later` become items the
+    first time they are asked for (`load(number)`, then kept): a PR kept from an earlier day is
+    never asked. A PR in `later` is in the mapping, with no items if it has no rows."""
+
+    __slots__ = ("_built", "_later", "_load")
+
+    def __init__(self, built: dict[int, tuple[TimelineItem, ...]], later: frozenset[int],
+                 load: Callable[[int], tuple[TimelineItem, ...]]) -> None:
+        self._built, self._later, self._load = built, later, load
+
+    def __getitem__(self, number: int) -> tuple[TimelineItem, ...]:
+        found = self.get(number)
+        if found is None:
+            raise KeyError(number)
+        return found
+
+    def get(self, number: int, default: Any = None) -> Any:  # type: ignore[override]
+        found = self._built.get(number)
+        if found is None and number in self._later:
+            found = self._built[number] = self._load(number)
+        return default if found is None else found
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._built.keys() | self._later)
+
+    def __len__(self) -> int:
+        return len(self._built.keys() | self._later)
+
+
+class _Aside:
+    """The timeline rows of the PRs in `later` set apart from `rows` (sorted as `_read` sorts, so
+    by repository and PR), made into items one PR at a time; `rest`, the other rows."""
+
+    def __init__(self, rows: pa.Table, later: Mapping[str, Collection[int]], columns: list[str]) -> None:
+        self.repos = later
+        self._names = sorted(later)
+        self._place = {name: i for i, name in enumerate(self._names)}
+        keys = _pr_keys(rows, self._names)
+        wanted = pa.array(sorted((i << 32) + n for i, name in enumerate(self._names) for n in later[name]), pa.int64())
+        mask = pc.fill_null(pc.is_in(keys, value_set=wanted), False)
+        self.rest = rows.filter(pc.invert(mask))
+        self._rows = rows.filter(mask)
+        self._keys = keys.filter(mask).to_numpy()  # ascending: the rows' order is by name, then number
+        self._columns = columns
+
+    def items(self, repo: str, number: int) -> tuple[TimelineItem, ...]:
+        key = (self._place[repo] << 32) + number
+        lo, hi = (int(np.searchsorted(self._keys, key, side)) for side in ("left", "right"))
+        return tuple(_records(self._rows.slice(lo, hi - lo), TimelineItem, self._columns)) if hi > lo else ()
 
 
 def read_comments(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset(),
@@ -256,11 +322,16 @@ def _of_prs(rows: pa.Table, only: Mapping[str, frozenset[int]]) -> pa.Table:
     """`rows` but those of `only`'s repositories whose PR is not among the numbers it gives them:
     filtered as columns, so the rows left out never become Python values."""
     names = sorted(only)
-    # (repository's place in `names`, PR number) as one integer; a repository not named has none.
-    at = pc.index_in(rows["repo"], value_set=pa.array(names, pa.string()))
-    key = pc.add(pc.shift_left(pc.cast(at, pa.int64()), 32), pc.cast(rows["number"], pa.int64()))
+    key = _pr_keys(rows, names)
     wanted = pa.array([(i << 32) + n for i, repo in enumerate(names) for n in only[repo]], pa.int64())
-    return rows.filter(pc.or_kleene(pc.is_null(at), pc.is_in(key, value_set=wanted)))
+    return rows.filter(pc.or_kleene(pc.is_null(key), pc.is_in(key, value_set=wanted)))
+
+
+def _pr_keys(rows: pa.Table, names: list[str]) -> pa.ChunkedArray:
+    """Each row's (repository's place in sorted `names`, PR number) as one integer, ordered as the
+    pairs are; null for a repository not named."""
+    at = pc.index_in(rows["repo"], value_set=pa.array(names, pa.string()))
+    return pc.add(pc.shift_left(pc.cast(at, pa.int64()), 32), pc.cast(rows["number"], pa.int64()))
 
 
 def _names(repos: frozenset[str]) -> pa.Array | None:
