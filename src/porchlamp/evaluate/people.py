@@ -86,6 +86,10 @@ def find_maintainers(data: RepoData, start: datetime, end: datetime, bots: Bots,
     are those they were found for: those PRs' timeline rows are not read."""
     reasons: dict[str, str] = {}
     texts: dict[int, str] = {}
+    # The same maintainers act on PR after PR in the same ways: a list of acts met again adds nothing
+    # (each login in it is a maintainer already, or a bot), so it is written and read once.
+    text_of: dict[tuple[Act, ...], str] = {}
+    met: set[str] = set()
 
     def add(login: str | None, type_: str | None, why: str) -> None:
         if login and login.lower() not in reasons and not bots.is_bot(login, type_):
@@ -93,13 +97,17 @@ def find_maintainers(data: RepoData, start: datetime, end: datetime, bots: Bots,
 
     for pr in data.pulls:
         text = kept.get(pr.number) if kept else None
+        acts: Sequence[Act] | None = None
         if text is None:
-            acts = maintainer_acts(pr, data.timeline.get(pr.number, ()), start, end)
-            text = acts_text(acts)
-        else:
-            acts = json.loads(text) if text else []
+            acts = tuple(maintainer_acts(pr, data.timeline.get(pr.number, ()), start, end))
+            text = text_of.get(acts)
+            if text is None:
+                text = text_of[acts] = acts_text(list(acts))
         texts[pr.number] = text
-        for login, type_, why in acts:
+        if text in met:
+            continue
+        met.add(text)
+        for login, type_, why in acts if acts is not None else json.loads(text) if text else ():
             add(login, type_, why)
     for login in data.community.codeowners:
         add(login, None, "named in CODEOWNERS")
