@@ -38,6 +38,8 @@ from porchlamp.store.shards import pr_digests, read_accounts, read_comments, rea
 # About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
 ROWS_PER_SHARD = 100_000
 PARTIAL_TABLES = ("results", "pr_results", "component_results")
+# (repo, number) of the PR verdicts a shard kept from the earlier day: the store copies their rows.
+KEPT_PRS = "kept_prs"
 
 
 class ClusterError(PorchlampError):
@@ -95,6 +97,7 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
             e = Earlier(digests.get(name, {}), before, was_end)
             earlier[name] = replace(e, acts=kept_acts(e, end))
         results = []
+        kept_here: dict[str, list[int]] = {}
         # A PR whose maintainers' acts stand is kept unless its author's standing or the maintainers
         # changed: its timeline rows become items only then.
         for data in read_shard(shard_dir, shard, skip=skip, later={n: e.acts.keys() for n, e in earlier.items() if e.acts}):
@@ -102,15 +105,22 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
             before = kept.get(name, {})
             result = evaluate_repo(data, accounts, settings, rules, as_of, templates,
                                    earlier.get(name) or Earlier(digests.get(name, {}), before, was_end))
-            reused += sum(1 for v in result.prs if before.get(v.number) is v)
+            same = [v.number for v in result.prs if before.get(v.number) is v]
+            if same:
+                kept_here[name] = same
+                reused += len(same)
             results.append(result)
             killpoints.reach("judge_repo")
-        rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)))
-    for table in PARTIAL_TABLES:
+        # A kept verdict's row is the earlier snapshot's: the store copies it (`KEPT_PRS`), so it never
+        # becomes Python values again on the way out.
+        rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)), kept_here)
+        rows[KEPT_PRS] = {"repo": [r for r, ns in kept_here.items() for _ in ns],
+                          "number": [n for ns in kept_here.values() for n in ns]}
+    for table in (*PARTIAL_TABLES, KEPT_PRS):
         folder = Path(shard_dir) / "results" / table
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / f"{shard:05d}.parquet"
-        if rows[table]:
+        if rows[table] and next(iter(rows[table].values())):
             tmp = target.with_suffix(".tmp")
             pq.write_table(pa.table({c: pa.array(v) for c, v in rows[table].items()}), tmp)
             os.replace(tmp, target)  # a retried task leaves one whole file, never half of two

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from operator import attrgetter
@@ -92,8 +92,9 @@ def _profile_rows(as_of: date, items: Iterable[tuple[str, Mapping[str, ProfileSc
     return cols
 
 
-def snapshot_rows(snap: Snapshot) -> dict[str, dict[str, list[Any]]]:
-    """A snapshot as columns of the store's result tables."""
+def snapshot_rows(snap: Snapshot, left_out: Mapping[str, Collection[int]] | None = None) -> dict[str, dict[str, list[Any]]]:
+    """A snapshot as columns of the store's result tables; `left_out`: PR verdicts (numbers, by
+    repository) whose rows are not written (kept from an earlier snapshot, whose rows the store copies)."""
     a = snap.as_of
     res: dict[str, list[Any]] = {}
     prs: dict[str, list[Any]] = {}
@@ -118,11 +119,15 @@ def snapshot_rows(snap: Snapshot) -> dict[str, dict[str, list[Any]]]:
         })
         for name, c in r.components.items():
             put(comps, {"as_of": a, "repo": r.repo, "component": name, "score": c.score, "inputs": _js(c.inputs), "reason": c.reason})
-    verdicts = [v for r in snap.results for v in r.prs]
+    written: list[tuple[str, Sequence[PRVerdict]]] = []
+    for r in snap.results:
+        skip = frozenset(left_out.get(r.repo, ())) if left_out else frozenset()
+        written.append((r.repo, [v for v in r.prs if v.number not in skip] if skip else r.prs))
+    verdicts = [v for _, prs_ in written for v in prs_]
     if verdicts:
         # A column at a time (a million PRs a snapshot): each field read by `map` in C, not row by row.
         prs["as_of"] = [a] * len(verdicts)
-        prs["repo"] = [r.repo for r in snap.results for _ in r.prs]
+        prs["repo"] = [repo for repo, prs_ in written for _ in prs_]
         prs.update((c, list(map(attrgetter(c), verdicts))) for c in _PR_FIELDS)
         responses = [v.response for v in verdicts]
         for c, field_ in _RESPONSE_COLUMNS:
@@ -164,7 +169,7 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     keeps that snapshot's verdict, and each PR whose rows are unchanged is counted for templates
     from the sightings the store kept: the same rows a full evaluation gives. `progress(n)` hears of
     repositories as they pass each of the two passes."""
-    from porchlamp.cluster import PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
+    from porchlamp.cluster import KEPT_PRS, PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
     from porchlamp.store.inputs import input_digests, sighting_plan
     from porchlamp.store.shards import export_verdicts
 
@@ -237,11 +242,13 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                     if progress:
                         progress(outcome.repos)
             lap("judge")
-            files = {t: sorted(p for at, _ in jobs for p in (Path(at) / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
+            files = {t: sorted(p for at, _ in jobs for p in (Path(at) / "results" / t).glob("*.parquet")) for t in (*PARTIAL_TABLES, KEPT_PRS)}
+            kept_prs = files.pop(KEPT_PRS)
             store.write_snapshot(
                 when, {"settings": text, "porchlamp_version": __version__, "repos": repos, "basis": basis},
                 {"profile_results": _profile_rows(when, profile_rows(scored, settings))}, files,
-                carry=(was, carried) if was and carried else None, inputs={r: digests[r] for r in wanted if r in digests})
+                carry=(was, carried) if was and carried else None, inputs={r: digests[r] for r in wanted if r in digests},
+                kept_prs=(was, kept_prs) if was and kept_prs else None)
             lap("write_snapshot")
             plan.keep(pa.concat_tables([t.fingerprints for t in fresh] or [FINGERPRINT_SCHEMA.empty_table()]),
                       pa.concat_tables([t.comments for t in fresh] or [COMMENT_SCHEMA.empty_table()]))

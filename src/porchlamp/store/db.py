@@ -492,11 +492,13 @@ class Store:
 
     def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: dict[str, dict[str, list[Any]]],
                        files: dict[str, Sequence[Path]] | None = None, carry: tuple[date, Sequence[str]] | None = None,
-                       inputs: Mapping[str, str] | None = None) -> None:
+                       inputs: Mapping[str, str] | None = None, kept_prs: tuple[date, Sequence[Path]] | None = None) -> None:
         """Replace one snapshot's results (all tables at once, in one transaction): rows given as
         columns in `tables`, or as Parquet files with the table's columns in `files`; `carry` =
         (an earlier snapshot, repositories) copies those repositories' rows from it but for the
-        ranks (`profile_results` comes whole in `tables`); `inputs` sets each repository's digest."""
+        ranks (`profile_results` comes whole in `tables`); `kept_prs` = (an earlier snapshot, Parquet
+        files of (repo, number)) copies those PRs' `pr_results` rows from it; `inputs` sets each
+        repository's digest."""
         with self.transaction():
             for table in RESULT_TABLES:
                 self._run(f"DELETE FROM {table} WHERE as_of = ?", [as_of])
@@ -518,6 +520,12 @@ class Store:
                     self._run(f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) SELECT "
                               f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} "
                               f"FROM read_parquet([{listed}], union_by_name = true)")
+            if kept_prs and kept_prs[1]:
+                was, paths = kept_prs
+                listed = ", ".join(f"'{_sql_path(Path(p))}'" for p in paths)
+                self._run("INSERT INTO pr_results SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM pr_results t WHERE t.as_of = ? "
+                          f"AND EXISTS (SELECT 1 FROM read_parquet([{listed}]) k WHERE k.repo = t.repo AND k.number = t.number)",
+                          [as_of, was])
             if carry and carry[1]:
                 was, repos = carry
                 self.conn.register("_carry", pa.table({"repo": pa.array(list(repos), pa.string())}))
