@@ -81,7 +81,8 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
     """Map 2: every repository of one shard evaluated but those in `skip` (carried from an earlier
     day by the caller); its result rows written under `<shard_dir>/results/<table>/<shard>.parquet`
     (rewritten whole if the task runs again). Each PR's verdict of snapshot `was` that the caller
-    exported beside the shard (`export_verdicts`) is kept where it holds (`pulls.judge_pulls`)."""
+    exported beside the shard (`export_verdicts`) is kept where it holds (`pulls.judge_pulls`): its
+    row is not written, but its (repo, number) under `results/kept_prs/`, for the store to copy."""
     from porchlamp.snapshot import kept_verdicts, snapshot_rows
 
     settings, rules = _settings(settings_json)
