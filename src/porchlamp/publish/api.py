@@ -30,8 +30,17 @@ def json_text(data: Any) -> str:
 
 
 def write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json_text(data), encoding="utf-8")
+    write_text(path, json_text(data))
+
+
+def write_text(path: Path, text: str) -> None:
+    """`text` into the file at `path`, its folder made only when missing: asking first cost about
+    50 µs a file, four files a project, where most folders are there already."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
 
 def _round(x: float | None, n: int = 1) -> float | None:
@@ -186,9 +195,7 @@ def write_project(out: Path, p: Project, site: SiteData, as_of: date | None = No
     files = project_files(p.repo)
     write_json(out / files.record, project_json(p, site, as_of))
     write_json(out / files.shields, shields_json(p))
-    badge = out / files.badge
-    badge.parent.mkdir(parents=True, exist_ok=True)
-    badge.write_text(badge_svg(p), encoding="utf-8")
+    write_text(out / files.badge, badge_svg(p))
 
 
 def write_dataset(out: Path, site: SiteData) -> None:

@@ -97,7 +97,6 @@ def write_placed(env: Environment, common: dict[str, Any], site: SiteData, previ
             continue
         record = splice_record((previous_dir / files.record).read_text(encoding="utf-8"), p, site, site.as_of)
         for rel, text in ((files.page, page), (files.record, record)):
-            (out / rel).parent.mkdir(parents=True, exist_ok=True)
-            (out / rel).write_text(text, encoding="utf-8")
+            api.write_text(out / rel, text)
         link_files(previous_dir, out, (files.shields, files.badge))
     return whole

@@ -238,10 +238,7 @@ class _Writer:
         return self.env.get_template(template).render(**self.common, root="../" * rel.count("/"), **ctx)
 
     def page(self, rel: str, template: str, **ctx: Any) -> None:
-        html = self.render(rel, template, **ctx)
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(html, encoding="utf-8")
+        api.write_text(self.root / rel, self.render(rel, template, **ctx))
         self.pages += 1
 
     def pages_of(self, first: str, rows: list[Project], template: str, **ctx: Any) -> None:
