@@ -188,27 +188,6 @@ def test_a_day_in_parts_places_and_links_as_one_process_does(days: dict[str, Any
     assert parts.placed == serial.placed > 10 and parts.reused == serial.reused > 50
 
 
-def test_a_failure_beside_the_parts_fails_the_publish_and_the_live_site_stays(days: dict[str, Any], tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """The whole-snapshot files are written on a thread while the parts are: its error is the
-    publish's, raised once the parts are done, and nothing is switched in."""
-    from porchlamp.publish import api, site as site_mod
-
-    one, two = days["sites"][:2]
-    publish(one, tmp_path / "site", workers=1)
-    before = tree(tmp_path / "site")
-    monkeypatch.setattr(site_mod, "PARALLEL_FROM", 1)
-    monkeypatch.setattr(site_mod, "PART", 37)
-
-    def full_disk(*_: Any) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(api, "write_dataset", full_disk)
-    with pytest.raises(OSError, match="No space left"):
-        publish(two, tmp_path / "site", workers=2)
-    assert tree(tmp_path / "site") == before
-
-
 KILLED_MIDWAY = """
 import os, signal, sys
 import psutil

@@ -53,9 +53,7 @@ class PublishSummary:
     bytes: int
     seconds: float
     reused: int = 0  # projects whose files were linked unchanged from the previous site
-    # Seconds by step: plan, prune, projects, manifest, swap; site_pages and dataset are written while the
-    # projects are, inside that step, and their own seconds are given apart.
-    steps: dict[str, float] = field(default_factory=dict)
+    steps: dict[str, float] = field(default_factory=dict)  # seconds by step: plan, prune, site_pages, projects, dataset, swap
     placed: int = 0  # projects whose files were the previous site's with only their place written again
 
 
@@ -316,19 +314,15 @@ def _project_common(site: SiteData) -> dict[str, Any]:
 
 def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path | None, issues_url: str = DEFAULT_ISSUES_URL,
                    site_url: str = "", progress: Callable[[int], None] | None = None,
-                   kept: AbstractSet[str] = frozenset(), workers: int = 1,
-                   meanwhile: Callable[[], None] | None = None) -> tuple[int, int]:
+                   kept: AbstractSet[str] = frozenset(), workers: int = 1) -> tuple[int, int]:
     """Each project's page, record and badges: none for the projects `kept` (`out` holds their files
     already), linked from the `previous` site where the plan says they hold, the previous site's
     with their place written again where only that moved (`place`), written otherwise (one
     pass over the PRs, read only for those; in parts on `workers` processes when there are enough).
-    `meanwhile`: other writing of this process, done while those processes write. Returns the
-    project pages, and how many of them were given their place only."""
+    Returns the project pages, and how many of them were given their place only."""
     def carry() -> None:
         if previous is not None:
             reuse.carry_files(sorted(plan.reuse - kept), previous, out)
-        if meanwhile is not None:
-            meanwhile()
 
     done = plan.reuse | kept
     placed = {r: d for r, d in plan.placed.items() if r not in done} if previous is not None else {}
@@ -392,62 +386,31 @@ def _write_in_parts(site: SiteData, out: Path, todo: list[Project], since: dict[
                     meanwhile: Callable[[], None] | None = None) -> tuple[int, int]:
     """Parts of PART projects in name order, each a task for a pool of fresh processes (not forked:
     this one may hold threads and their locks); at most two parts per process are handed out at once,
-    so what waits to be written is never the whole snapshot. As `_write_part`; `meanwhile` is run on
-    a thread of this process once the first parts are handed out, while the parts are handed out and
-    written, and is done before this returns (its error raised here)."""
+    so what waits to be written is never the whole snapshot. As `_write_part`; `meanwhile` is run
+    here once the first parts are handed out."""
     placed = placed or {}
     parts = iter([todo[i:i + PART] for i in range(0, len(todo), PART)])
     pages = given = 0
-    helper: _Helper | None = None
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_exit_with,
                              initargs=(os.getpid(),)) as pool:
-        try:
-            running: dict[Future[tuple[int, int]], int] = {}
-            while True:
-                for chunk in itertools.islice(parts, 2 * workers - len(running)):
-                    task = pool.submit(_write_part, _part(site, chunk), out, {p.repo: since[p.repo] for p in chunk}, issues_url,
-                                       site_url, None, {p.repo: placed[p.repo] for p in chunk if p.repo in placed}, previous_dir)
-                    running[task] = len(chunk)
-                if meanwhile is not None and helper is None:
-                    helper = _Helper(meanwhile)
-                if not running:
-                    break
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    written, placed_here = future.result()
-                    pages, given = pages + written, given + placed_here
-                    chunk_size = running.pop(future)
-                    if progress:
-                        progress(chunk_size)
-        finally:
-            if helper is not None:
-                helper.join()  # never left writing into the generation after this returns or raises
-    if helper is not None:
-        helper.check()
-    return pages, given
-
-
-class _Helper:
-    """`work` on a thread of its own, started at once; `join` waits for it, `check` raises its error."""
-
-    def __init__(self, work: Callable[[], None]) -> None:
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                work()
-            except BaseException as e:  # noqa: BLE001 - raised again by `check`, in the caller's thread
-                self._error = e
-
-        self._thread = threading.Thread(target=run, name="porchlamp-publish-meanwhile", daemon=True)
-        self._thread.start()
-
-    def join(self) -> None:
-        self._thread.join()
-
-    def check(self) -> None:
-        if self._error is not None:
-            raise self._error
+        running: dict[Future[tuple[int, int]], int] = {}
+        while True:
+            for chunk in itertools.islice(parts, 2 * workers - len(running)):
+                task = pool.submit(_write_part, _part(site, chunk), out, {p.repo: since[p.repo] for p in chunk}, issues_url, site_url,
+                                   None, {p.repo: placed[p.repo] for p in chunk if p.repo in placed}, previous_dir)
+                running[task] = len(chunk)
+            if meanwhile is not None:
+                meanwhile()
+                meanwhile = None
+            if not running:
+                return pages, given
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                written, placed_here = future.result()
+                pages, given = pages + written, given + placed_here
+                chunk_size = running.pop(future)
+                if progress:
+                    progress(chunk_size)
 
 
 def _exit_with(parent: int) -> None:
@@ -495,28 +458,18 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)})
         lap("prune")
         root = slots.standby
-        whole: list[int] = []
-        steps: dict[str, float] = {}
-
-        def snapshot_files() -> None:
-            # The pages and data files about the whole snapshot, written while the projects' are.
-            t = time.perf_counter()
-            whole.append(render_site(site, root, issues_url, site_url))
-            steps["site_pages"] = time.perf_counter() - t
-            api.write_dataset(root, site)
-            steps["dataset"] = time.perf_counter() - t - steps["site_pages"]
-
+        pages = render_site(site, root, issues_url, site_url)
+        lap("site_pages")
         written, placed = write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
-                                         workers or os.cpu_count() or 1, meanwhile=snapshot_files)
-        pages = whole[0] + written
+                                         workers or os.cpu_count() or 1)
+        pages += written
         lap("projects")
+        api.write_dataset(root, site)
         api.write_json(root / reuse.MANIFEST, plan.manifest())
-        lap("manifest")
+        lap("dataset")
         generations.swap(slots)
         generations.discard(target)
         lap("swap")
     size = _tree_bytes(target)
-    # How long the whole-snapshot files took, inside the projects step (they are written beside them).
-    lap.steps.update((k, round(v, 2)) for k, v in steps.items())
     return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse | kept),
                           lap.steps, placed)
