@@ -184,9 +184,11 @@ def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Se
     if skip is not None and len(skip):
         key = REPO_COLUMN.get(table, "repo")
         data = data.filter(pc.invert(pc.is_in(data[key], value_set=skip)))
-    if not ordered:
-        return data
-    # A partitioned write need not keep the order it was given: sort as the store reads.
+    return _in_order(data, table) if ordered else data
+
+
+def _in_order(data: pa.Table, table: str) -> pa.Table:
+    """Rows of `table` sorted as the store reads them (a partitioned write need not keep the order it was given)."""
     keys = []
     for part in ORDER_OF_TABLE[table].split(","):
         name, _, direction = part.strip().partition(" ")
@@ -221,10 +223,14 @@ def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozens
         cols = _columns(model)
         by_repo: dict[str, list[Any]] = {}
         key = REPO_COLUMN[table]
-        data = _read(root, table, shard, cols, skip=left_out)
-        if table == "timeline" and later and data is not None:
-            aside = _Aside(data, later, cols)
-            data = aside.rest
+        if table == "timeline" and later:
+            # Only the rows not set aside are sorted whole; a PR's set-aside rows are sorted when asked for.
+            data = _read(root, table, shard, cols, skip=left_out, ordered=False)
+            if data is not None:
+                aside = _Aside(data, later, cols)
+                data = _in_order(aside.rest, table)
+        else:
+            data = _read(root, table, shard, cols, skip=left_out)
         for rec in _records(data, model, cols):
             by_repo.setdefault(getattr(rec, key), []).append(rec)
         rows[table] = by_repo
@@ -269,25 +275,31 @@ class LazyTimeline(Mapping[int, tuple[TimelineItem, ...]]):
 
 
 class _Aside:
-    """The timeline rows of the PRs in `later` set apart from `rows` (sorted as `_read` sorts, so
-    by repository and PR), made into items one PR at a time; `rest`, the other rows."""
+    """The timeline rows of the PRs in `later` set apart from `rows` (in any order), made into items
+    one PR at a time, in the store's order; `rest`, the other rows (in the order given)."""
 
     def __init__(self, rows: pa.Table, later: Mapping[str, Collection[int]], columns: list[str]) -> None:
         self.repos = later
-        self._names = sorted(later)
-        self._place = {name: i for i, name in enumerate(self._names)}
-        keys = _pr_keys(rows, self._names)
-        wanted = pa.array(sorted((i << 32) + n for i, name in enumerate(self._names) for n in later[name]), pa.int64())
+        names = sorted(later)
+        self._place = {name: i for i, name in enumerate(names)}
+        keys = _pr_keys(rows, names)
+        wanted = pa.array(sorted((i << 32) + n for i, name in enumerate(names) for n in later[name]), pa.int64())
         mask = pc.fill_null(pc.is_in(keys, value_set=wanted), False)
         self.rest = rows.filter(pc.invert(mask))
-        self._rows = rows.filter(mask)
-        self._keys = keys.filter(mask).to_numpy()  # ascending: the rows' order is by name, then number
-        self._columns = columns
+        # Where each set-aside row is, grouped by its PR's key: a PR's rows are found by bisection,
+        # and taken (and sorted) only when it is asked for.
+        picked = np.flatnonzero(mask.to_numpy(zero_copy_only=False))
+        found = keys.filter(mask).to_numpy()
+        order = np.argsort(found, kind="stable")
+        self._keys, self._at = found[order], picked[order]
+        self._rows, self._columns = rows, columns
 
     def items(self, repo: str, number: int) -> tuple[TimelineItem, ...]:
         key = (self._place[repo] << 32) + number
         lo, hi = (int(np.searchsorted(self._keys, key, side)) for side in ("left", "right"))
-        return tuple(_records(self._rows.slice(lo, hi - lo), TimelineItem, self._columns)) if hi > lo else ()
+        if hi == lo:
+            return ()
+        return tuple(_records(_in_order(self._rows.take(pa.array(self._at[lo:hi])), "timeline"), TimelineItem, self._columns))
 
 
 def read_comments(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset(),
