@@ -34,8 +34,8 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """`text` into the file at `path`, its folder made only when missing: asking first cost about
-    50 µs a file, four files a project, where most folders are there already."""
+    """`text` into the file at `path`, its folder made only when missing: asking first cost 10-20 µs
+    a file, four files a project, where most folders are there already."""
     try:
         path.write_text(text, encoding="utf-8")
     except FileNotFoundError:
