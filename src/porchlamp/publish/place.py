@@ -87,6 +87,7 @@ def write_placed(env: Environment, common: dict[str, Any], site: SiteData, previ
     files, written under `out`; returns the projects whose previous page was not the template's, for
     the caller to write whole."""
     whole = []
+    linked: list[str] = []
     previous = site.changes.previous if site.changes else None
     for p in site.placed(was):
         files = project_files(p.repo)
@@ -98,5 +99,6 @@ def write_placed(env: Environment, common: dict[str, Any], site: SiteData, previ
         record = splice_record((previous_dir / files.record).read_text(encoding="utf-8"), p, site, site.as_of)
         for rel, text in ((files.page, page), (files.record, record)):
             api.write_text(out / rel, text)
-        link_files(previous_dir, out, (files.shields, files.badge))
+        linked += (files.shields, files.badge)
+    link_files(previous_dir, out, linked)  # in one call: each folder made once
     return whole
