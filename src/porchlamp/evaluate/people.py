@@ -74,7 +74,7 @@ def maintainer_acts(pr: PullRequest, items: Sequence[TimelineItem], start: datet
     return acts
 
 
-def acts_text(acts: list[Act]) -> str:
+def acts_text(acts: Sequence[Act]) -> str:
     """A PR's acts as stored with its verdict ("" for none)."""
     return json.dumps(acts, ensure_ascii=False) if acts else ""
 
@@ -102,7 +102,7 @@ def find_maintainers(data: RepoData, start: datetime, end: datetime, bots: Bots,
             acts = tuple(maintainer_acts(pr, data.timeline.get(pr.number, ()), start, end))
             text = text_of.get(acts)
             if text is None:
-                text = text_of[acts] = acts_text(list(acts))
+                text = text_of[acts] = acts_text(acts)
         texts[pr.number] = text
         if text in met:
             continue

@@ -283,8 +283,7 @@ class _Aside:
         names = sorted(later)
         self._place = {name: i for i, name in enumerate(names)}
         keys = _pr_keys(rows, names)
-        wanted = pa.array(sorted((i << 32) + n for i, name in enumerate(names) for n in later[name]), pa.int64())
-        mask = pc.fill_null(pc.is_in(keys, value_set=wanted), False)
+        mask = pc.fill_null(pc.is_in(keys, value_set=_keys_of(names, later)), False)
         self.rest = rows.filter(pc.invert(mask))
         # Where each set-aside row is, grouped by its PR's key: a PR's rows are found by bisection,
         # and taken (and sorted) only when it is asked for.
@@ -295,7 +294,7 @@ class _Aside:
         self._rows, self._columns = rows, columns
 
     def items(self, repo: str, number: int) -> tuple[TimelineItem, ...]:
-        key = (self._place[repo] << 32) + number
+        key = _key(self._place[repo], number)
         lo, hi = (int(np.searchsorted(self._keys, key, side)) for side in ("left", "right"))
         if hi == lo:
             return ()
@@ -335,8 +334,7 @@ def _of_prs(rows: pa.Table, only: Mapping[str, frozenset[int]]) -> pa.Table:
     filtered as columns, so the rows left out never become Python values."""
     names = sorted(only)
     key = _pr_keys(rows, names)
-    wanted = pa.array([(i << 32) + n for i, repo in enumerate(names) for n in only[repo]], pa.int64())
-    return rows.filter(pc.or_kleene(pc.is_null(key), pc.is_in(key, value_set=wanted)))
+    return rows.filter(pc.or_kleene(pc.is_null(key), pc.is_in(key, value_set=_keys_of(names, only))))
 
 
 def _pr_keys(rows: pa.Table, names: list[str]) -> pa.ChunkedArray:
@@ -344,6 +342,15 @@ def _pr_keys(rows: pa.Table, names: list[str]) -> pa.ChunkedArray:
     pairs are; null for a repository not named."""
     at = pc.index_in(rows["repo"], value_set=pa.array(names, pa.string()))
     return pc.add(pc.shift_left(pc.cast(at, pa.int64()), 32), pc.cast(rows["number"], pa.int64()))
+
+
+def _keys_of(names: list[str], numbers: Mapping[str, Collection[int]]) -> pa.Array:
+    """`_pr_keys` of the PRs `numbers` gives each of sorted `names`."""
+    return pa.array([_key(i, n) for i, name in enumerate(names) for n in numbers[name]], pa.int64())
+
+
+def _key(place: int, number: int) -> int:
+    return (place << 32) + number
 
 
 def _names(repos: frozenset[str]) -> pa.Array | None:
