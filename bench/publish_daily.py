@@ -55,7 +55,8 @@ def evaluate(db: Path, when: date, workers: int, reuse: bool) -> dict[str, Any]:
     with Store(db) as s:
         s.set_meta("collected_as_of", max(when, date.fromisoformat(s.get_meta("collected_as_of") or when.isoformat())).isoformat())
         summary = evaluate_store(s, when, Settings(), workers=workers, reuse=reuse)
-    return {"seconds": round(time.perf_counter() - t, 1), "carried": summary.carried, "steps": summary.steps,
+    return {"seconds": round(time.perf_counter() - t, 1), "carried": summary.carried, "kept_prs": summary.reused_prs,
+            "judged_prs": summary.judged_prs, "judged_twice": summary.again, "steps": summary.steps,
             "worker_peak_mb": list(summary.worker_peak_mb)}
 
 

@@ -86,3 +86,30 @@ def test_two_snapshots_side_by_side(store: Path) -> None:
         assert s.snapshot_dates() == [date(2026, 10, 15), date(2026, 11, 15)]
         octo, nov = report_from_store(s, date(2026, 10, 15)), report_from_store(s, date(2026, 11, 15))
     assert nov["as_of"] == "2026-11-15" and octo["outside_prs"] != nov["outside_prs"]
+
+
+def test_a_pr_the_export_left_out_but_judged_again_is_judged_from_all_its_rows(store: Path, tmp_path: Path) -> None:
+    """A day exports no timeline rows of a PR whose earlier verdict it expects to keep; when its
+    author's standing moves (here their account's age), the PR is judged again, and its repository
+    is judged a second time from every row: the day still equals a full evaluation."""
+    day = date(2026, 10, 16)
+    with Store(store) as s:
+        evaluate_store(s, None, Settings())
+        s.set_meta("collected_as_of", day.isoformat())  # a day on which only the window moves
+        authors = [a for a, in s.conn.execute(
+            "SELECT DISTINCT author FROM pr_results WHERE as_of = '2026-10-15' AND excluded IS NULL AND acts IS NOT NULL "
+            "AND valid_until > ? ORDER BY author LIMIT 6", [day]).fetchall()]
+        s.conn.execute("UPDATE accounts SET created_at = created_at - INTERVAL 400 DAY WHERE login IN (SELECT unnest(?))", [authors])
+        theirs = s.conn.execute("SELECT count(DISTINCT repo) FROM pulls WHERE author IN (SELECT unnest(?))", [authors]).fetchone()[0]
+    whole = tmp_path / "whole.duckdb"
+    whole.write_bytes(store.read_bytes())
+    with Store(store) as s:
+        summary = evaluate_store(s, day, Settings())
+        got = {t: [r for r in rows if r[0] == day] for t, rows in _results(s).items()}
+    with Store(whole) as s:
+        full = evaluate_store(s, day, Settings(), reuse=False)
+        want = {t: [r for r in rows if r[0] == day] for t, rows in _results(s).items()}
+    assert len(authors) == 6 and 0 < summary.again <= theirs
+    assert summary.reused_prs > 10 * summary.judged_prs > 0 and full.reused_prs == 0
+    for table, rows in want.items():
+        assert got[table] == rows, table

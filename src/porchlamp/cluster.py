@@ -33,7 +33,7 @@ from porchlamp.evaluate.pulls import Earlier, kept_acts
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.templates import SightingTables, TemplateIndex, sighting_tables, sightings_of
-from porchlamp.store.shards import pr_digests, read_accounts, read_comments, read_shard, read_verdict_rows
+from porchlamp.store.shards import LeftOut, read_accounts, read_comments, read_prs, read_shard, read_verdict_rows
 
 # About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
 ROWS_PER_SHARD = 100_000
@@ -58,6 +58,8 @@ class ShardOutcome:
     scored: tuple[tuple[str, str, int, dict[str, ComponentResult]], ...]
     reused_prs: int = 0  # PR verdicts of the earlier day kept, not judged again
     judged_prs: int = 0  # PR verdicts judged
+    # Repositories not judged here: they asked for timeline rows the export left out (`shards.LeftOut`)
+    again: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=4)
@@ -82,14 +84,15 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
     day by the caller); its result rows written under `<shard_dir>/results/<table>/<shard>.parquet`
     (rewritten whole if the task runs again). Each PR's verdict of snapshot `was` that the caller
     exported beside the shard (`export_verdicts`) is kept where it holds (`pulls.judge_pulls`): its
-    row is not written, but its (repo, number) under `results/kept_prs/`, for the store to copy."""
+    row is not written, but its (repo, number) under `results/kept_prs/`, for the store to copy.
+    A repository that asks for a PR's rows the export left out is not judged but named in `again`."""
     from porchlamp.snapshot import kept_verdicts, snapshot_rows
 
     settings, rules = _settings(settings_json)
     reused = 0
     with gcpause.paused():
         accounts = read_accounts(shard_dir, shard)
-        digests = pr_digests(shard_dir, shard)
+        digests, left_out = read_prs(shard_dir, shard)
         kept = kept_verdicts(read_verdict_rows(shard_dir, shard)) if was is not None else {}
         was_end = window(was, settings)[1] if was is not None else None
         end = window(as_of, settings)[1]
@@ -98,14 +101,20 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
             e = Earlier(digests.get(name, {}), before, was_end)
             earlier[name] = replace(e, acts=kept_acts(e, end))
         results = []
+        again = []
         kept_here: dict[str, list[int]] = {}
         # A PR whose maintainers' acts stand is kept unless its author's standing or the maintainers
-        # changed: its timeline rows become items only then.
-        for data in read_shard(shard_dir, shard, skip=skip, later={n: e.acts.keys() for n, e in earlier.items() if e.acts}):
+        # changed: its timeline rows become items only then (or were not exported at all).
+        for data in read_shard(shard_dir, shard, skip=skip, later={n: e.acts.keys() for n, e in earlier.items() if e.acts},
+                               left_out=left_out):
             name = data.repo.name_with_owner
             before = kept.get(name, {})
-            result = evaluate_repo(data, accounts, settings, rules, as_of, templates,
-                                   earlier.get(name) or Earlier(digests.get(name, {}), before, was_end))
+            try:
+                result = evaluate_repo(data, accounts, settings, rules, as_of, templates,
+                                       earlier.get(name) or Earlier(digests.get(name, {}), before, was_end))
+            except LeftOut:
+                again.append(name)
+                continue
             same = [v.number for v in result.prs if before.get(v.number) is v]
             if same:
                 kept_here[name] = same
@@ -132,7 +141,7 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
         statuses[r.status] = statuses.get(r.status, 0) + 1
     return ShardOutcome(shard, len(results), statuses, sum(len(r.outside) for r in results),
                         tuple((r.repo, r.status, len(r.outside), r.components) for r in results if r.components), reused,
-                        sum(len(r.prs) for r in results) - reused)
+                        sum(len(r.prs) for r in results) - reused, tuple(again))
 
 
 class Runner:

@@ -34,6 +34,7 @@ from porchlamp.evaluate.report import build_report
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.evaluate.templates import COMMENT_SCHEMA, FINGERPRINT_SCHEMA, SightingTables, TemplateCounter, TemplateIndex
 from porchlamp.store import Store
+from porchlamp.store.inputs import EarlierDay, SightingPlan
 
 
 class SnapshotError(PorchlampError):
@@ -51,6 +52,9 @@ class EvaluateSummary:
     carried_from: date | None = None
     reused_prs: int = 0  # PR verdicts kept from `carried_from` in repositories judged again (same rows and standing, no boundary crossed)
     judged_prs: int = 0  # PR verdicts judged
+    # repositories judged a second time, from every row: one of them asked for a PR's timeline rows
+    # that the export left out, expecting its earlier verdict to be kept
+    again: int = 0
     steps: dict[str, float] = field(default_factory=dict)  # seconds by step, in order
 
 
@@ -201,7 +205,9 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
             if progress and known:
                 progress(len(known))
             lap("kept_sightings")
-            where, ks, plan_of = _export(store, space, first, runner.workers)
+            # A PR whose verdict of `was` is likely kept is exported without its timeline rows.
+            ends = EarlierDay(was, window(was, settings)[1], window(when, settings)[1]) if was is not None else None
+            where, ks, plan_of = _export(store, space, first, runner.workers, plan, ends)
             lap("export")
             fresh: list[SightingTables] = []
             for part in runner.map(shard_sightings, where, ks, text, runner.share(known), runner.share(plan.only)):
@@ -221,15 +227,19 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
             repos = len(carried)
             if progress and carried:
                 progress(len(carried))
+            if not same and ends is not None:
+                # No earlier verdict can be kept: every PR is judged, from all its rows.
+                where, ks, plan_of = _export(store, space / "whole", first, runner.workers, plan)
             # The template index moved: what would have been carried is judged too.
             late = [] if same else sorted(holding - set(first))
-            jobs = [(where, ks)] + ([_export(store, space / "late", late, runner.workers)[:2]] if late else [])
+            jobs = [(where, ks)] + ([_export(store, space / "late", late, runner.workers, plan)[:2]] if late else [])
             if same and was is not None:
                 # The earlier verdicts of the PRs to judge: each kept where its key and horizon allow.
                 export_verdicts(store, where, plan_of, was, frozenset(carried))
             lap("export")
             skip = runner.share(frozenset(carried))
-            reused = judged = 0
+            reused = judged = twice = 0
+            again: list[str] = []
             for at, shards in jobs:
                 for outcome in runner.map(judge_shard, at, shards, text, when, index, skip, was if same else None):
                     for k, v in outcome.statuses.items():
@@ -239,8 +249,17 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                     outside += outcome.outside_prs
                     reused += outcome.reused_prs
                     judged += outcome.judged_prs
+                    again.extend(outcome.again)
                     if progress:
                         progress(outcome.repos)
+                if again and was is not None:
+                    # A PR kept by the export's guess was judged again (its author's standing or the
+                    # maintainers changed): its repository, exported with every row, is judged once more.
+                    at_again, shards_again, plan_again = _export(store, space / "again", sorted(again), runner.workers, plan)
+                    export_verdicts(store, at_again, plan_again, was)
+                    jobs.append((at_again, shards_again))
+                    twice += len(again)
+                    again = []
             lap("judge")
             files = {t: sorted(p for at, _ in jobs for p in (Path(at) / "results" / t).glob("*.parquet")) for t in (*PARTIAL_TABLES, KEPT_PRS)}
             kept_prs = files.pop(KEPT_PRS)
@@ -258,19 +277,21 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
         runner.close()
     lap("stop_workers")
     return EvaluateSummary(when, repos, statuses, outside, peaks, len(carried), was if carried or reused else None,
-                           reused, judged, lap.steps)
+                           reused, judged, twice, lap.steps)
 
 
-def _export(store: Store, space: Path, repos: list[str], workers: int) -> tuple[str, list[int], list[list[str]]]:
+def _export(store: Store, space: Path, repos: list[str], workers: int, plan: SightingPlan,
+            earlier: EarlierDay | None = None) -> tuple[str, list[int], list[list[str]]]:
     """`repos` as Parquet shards under `space`: (the directory, the shard numbers, each shard's
-    repositories); none for no repositories."""
+    repositories); none for no repositories. With `earlier`, the timeline rows of the PRs whose
+    verdicts of that day are likely kept are left out (`SightingPlan.pr_rows`)."""
     from porchlamp.cluster import ROWS_PER_SHARD
     from porchlamp.store.shards import export_shards, plan_shards
 
     if not repos:
         return str(space), [], []
     shards = plan_shards(store, repos, ROWS_PER_SHARD, min_shards=4 * workers if workers > 1 else 1)
-    export_shards(store, space, shards)
+    export_shards(store, space, shards, plan.pr_rows(repos, earlier))
     return str(space), list(range(len(shards))), shards
 
 

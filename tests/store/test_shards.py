@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.dataset  # noqa: F401  (pa.dataset)
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from porchlamp.store import Store
 from porchlamp.store import shards as shards_mod
 from porchlamp.store.db import TEMPLATE_KINDS
-from porchlamp.store.shards import export_shards, plan_shards, pr_digests, read_accounts, read_comments, read_shard
+from porchlamp.store.inputs import pr_rows
+from porchlamp.store.shards import export_shards, plan_shards, read_accounts, read_comments, read_prs, read_shard
 
 
 def test_shards_cover_every_repository_once_in_order(store300: Path) -> None:
@@ -103,7 +105,7 @@ def test_a_prs_digest_moves_with_any_of_its_rows_and_no_other(store300: Path, tm
         with Store(db, read_only=True) as s:
             shards = plan_shards(s, s.repo_names(), rows_per_shard=20_000, min_shards=3)
             export_shards(s, tmp_path / name, shards)
-        return {r: d for k in range(len(shards)) for r, d in pr_digests(tmp_path / name, k).items()}
+        return {r: d for k in range(len(shards)) for r, d in read_prs(tmp_path / name, k)[0].items()}
 
     before = digests("before")
     with Store(db, read_only=True) as s:
@@ -153,3 +155,35 @@ def test_timeline_rows_set_aside_become_items_only_when_asked(store300: Path, tm
     assert set_aside > 3000
     # Each PR set aside was made into items once, however often it was asked for.
     assert len(asked) == len(set(asked)) == sum(len(v) for v in later.values())
+
+
+def test_a_pr_left_out_of_the_export_is_asked_for_loudly(store300: Path, tmp_path: Path) -> None:
+    """The timeline rows of a PR set aside are not written; asking for them (by `get`, `[]` or `in`)
+    raises `LeftOut`, never reads as a PR with no rows; every other PR reads as the store has it."""
+    with Store(store300, read_only=True) as s:
+        names = s.repo_names()
+        shards = plan_shards(s, names, rows_per_shard=40_000, min_shards=2)
+        table = pr_rows(s, names)
+        s.conn.execute(f"UPDATE {table} SET aside = true WHERE number % 3 = 0 AND repo IN "
+                       f"(SELECT repo FROM {table} GROUP BY repo HAVING count(*) > 5)")
+        aside = {(r, n) for r, n in s.conn.execute(f"SELECT repo, number FROM {table} WHERE aside").fetchall()}
+        export_shards(s, tmp_path, shards, table)
+        whole = {d.repo.name_with_owner: d for d in s.iter_repo_data()}
+    assert len(aside) > 1000
+    written = pa.concat_tables([pa.dataset.dataset(tmp_path / "timeline").to_table(columns=["repo", "number"])])
+    assert not aside & set(zip(written["repo"].to_pylist(), written["number"].to_pylist()))
+    left = {}
+    for k in range(len(shards)):
+        digests, out = read_prs(tmp_path, k)
+        left.update(out)
+        for d in read_shard(tmp_path, k, left_out=out):
+            name = d.repo.name_with_owner
+            assert set(digests.get(name, {})) == {p.number for p in whole[name].pulls} | set(whole[name].timeline)
+            for n in set(digests.get(name, {})):
+                if (name, n) in aside:
+                    for ask in (lambda: d.timeline.get(n), lambda: d.timeline[n], lambda: n in d.timeline):
+                        with pytest.raises(shards_mod.LeftOut, match=f"#{n} "):
+                            ask()
+                else:
+                    assert d.timeline.get(n, ()) == whole[name].timeline.get(n, ())
+    assert {(r, n) for r, ns in left.items() for n in ns} == aside

@@ -1,6 +1,7 @@
 """What each repository's verdict is computed from, as one digest of its rows per repository: equal
 digests on two days mean evaluation read the same rows, so an earlier verdict may be carried. Template
-sightings are kept per PR under a digest of that PR's rows, so a day takes again only those that changed.
+sightings are kept per PR under a digest of that PR's rows, so a day takes again only those that changed;
+each PR's digest of all its rows keys its verdict, and says which PRs' rows a day need not export.
 
 The digest covers every column evaluation reads of the repository's rows in every table, and the
 accounts that opened its PRs (all evaluation asks of accounts), summed over rows so order is moot.
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import date, datetime
 
 import pyarrow as pa
 
@@ -43,13 +45,36 @@ _PR_INPUTS = f"""
     ) GROUP BY repo, number"""
 
 
+# Each PR's digest of its rows: its pull row and every timeline row of it, every column (all that
+# judging a PR reads of them). A PR verdict's key starts from it (`pulls.pr_key`).
+def _pr_rows_sql() -> str:
+    parts = []
+    for table in ("pulls", "timeline"):
+        cols = ", ".join(_columns(MODEL_OF_TABLE[table]))
+        parts.append(f"SELECT repo, number, hash('{table}', {cols}) AS h FROM {table} WHERE repo IN (SELECT repo FROM _rows_of)")
+    return f"SELECT repo, number, {ROWS_DIGEST} AS rows FROM ({' UNION ALL '.join(parts)}) GROUP BY repo, number"
+
+
+# The temporary table `SightingPlan.pr_rows` makes: (repo, number, rows, aside).
+PR_ROWS = "_pr_rows"
+
+
+@dataclass(frozen=True)
+class EarlierDay:
+    """The snapshot a day may keep PR verdicts of (`was`), and the ends of its window and the day's."""
+
+    was: date
+    was_end: datetime
+    end: datetime
+
+
 @dataclass(frozen=True)
 class SightingPlan:
     """Which template sightings a day takes again: those of PRs whose rows changed (or that are new),
     and of every PR when the code or settings changed. `known`: repositories whose every PR's
     sightings are kept; `only`: repositories with some kept, mapped to the PRs to take again;
     any other repository is sighted whole. Open while `sighting_plan` is: it reads the kept
-    sightings and keeps the new ones."""
+    sightings and keeps the new ones, and says which PRs' timeline rows a day need not export."""
 
     store: Store
     settings_key: str
@@ -64,6 +89,10 @@ class SightingPlan:
         com = conn.sql("SELECT c.repo, c.number, c.login, c.n FROM template_comments c "
                        "JOIN _pr_inputs d ON c.repo = d.repo AND c.number = d.number WHERE d.kept").to_arrow_table()
         return fps, com
+
+    def pr_rows(self, repos: Sequence[str], earlier: EarlierDay | None = None) -> str:
+        """`pr_rows` of `repos`; with `earlier`, a PR is set aside only if its sightings are kept too."""
+        return pr_rows(self.store, repos, earlier)
 
     def keep(self, fingerprints: pa.Table, comments: pa.Table) -> None:
         """The sightings of every PR not kept replaced by those just taken (the plan's repositories'
@@ -85,6 +114,33 @@ class SightingPlan:
                     conn.unregister(name)
 
 
+def pr_rows(store: Store, repos: Sequence[str], earlier: EarlierDay | None = None) -> str:
+    """The table `PR_ROWS` (replaced if made before) of every PR of `repos`: its rows' digest,
+    and whether its timeline rows may stay out of the export (`aside`): snapshot `earlier.was`
+    holds a keyed verdict of it with the maintainers' acts it showed, from the same rows, whose
+    horizon the window's move to `earlier.end` did not reach (`horizon.holds`), and its template
+    sightings are kept (`_pr_inputs`: with `earlier`, call it inside `sighting_plan`). Such a PR's
+    verdict is kept unless its author's standing or the maintainers changed; then its repository is
+    judged again from all its rows."""
+    conn = store.conn
+    if earlier is None or earlier.was_end > earlier.end:
+        aside, joins, args = "false", "", []
+    else:
+        ahead = "true" if earlier.was_end == earlier.end else "(v.valid_until IS NULL OR v.valid_until > ?)"
+        aside = f"coalesce(v.inputs IS NOT NULL AND v.acts IS NOT NULL AND v.rows = d.rows AND {ahead} AND s.kept, false)"
+        joins = ("LEFT JOIN pr_results v ON v.as_of = ? AND v.repo = d.repo AND v.number = d.number "
+                 "LEFT JOIN _pr_inputs s ON s.repo = d.repo AND s.number = d.number")
+        args = ([] if earlier.was_end == earlier.end else [earlier.end]) + [earlier.was]  # in the order they appear
+    conn.register("_rows_of", pa.table({"repo": pa.array(list(repos), pa.string())}))
+    try:
+        with store.small_budget():
+            conn.execute(f"CREATE OR REPLACE TEMP TABLE {PR_ROWS} AS "
+                         f"SELECT d.repo, d.number, d.rows, {aside} AS aside FROM ({_pr_rows_sql()}) d {joins}", args)
+    finally:
+        conn.unregister("_rows_of")
+    return PR_ROWS
+
+
 @contextmanager
 def sighting_plan(store: Store, repos: Sequence[str], settings_key: str, reuse: bool = True) -> Iterator[SightingPlan]:
     """The plan for `repos` (see SightingPlan), comparing each PR's digest now with the one its kept
@@ -103,5 +159,5 @@ def sighting_plan(store: Store, repos: Sequence[str], settings_key: str, reuse: 
             "(SELECT repo FROM _pr_inputs WHERE kept) GROUP BY repo").fetchall()}
         yield SightingPlan(store, settings_key, frozenset(r for r in repos if r not in changed), only)
     finally:
-        store.conn.execute("DROP TABLE IF EXISTS _pr_inputs")
+        store.conn.execute(f"DROP TABLE IF EXISTS _pr_inputs; DROP TABLE IF EXISTS {PR_ROWS}")
         store.conn.unregister("_wanted")

@@ -2,7 +2,8 @@
 store, read back as RepoData by whoever evaluates a shard (this process or a worker elsewhere).
 
 A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet` for every repository table,
-and `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (all evaluation asks of accounts);
+`<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (all evaluation asks of accounts),
+and `<dir>/prs/shard=<k>/` for each PR's digest of its rows and whether its timeline rows were left out;
 on a day that may keep earlier verdicts, `<dir>/verdicts/shard=<k>/` for those of the PRs to judge.
 """
 
@@ -67,9 +68,14 @@ def plan_shards(store: Store, repos: Sequence[str], rows_per_shard: int, min_sha
     return shards
 
 
-def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[str]]) -> Path:
-    """Write each repository table as Parquet partitioned by shard number, and each shard's PR
-    authors' accounts, under `out_dir`: one scan per table for every SHARDS_PER_COPY shards."""
+def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[str]], prs: str | None = None) -> Path:
+    """Write each repository table as Parquet partitioned by shard number, each shard's PR
+    authors' accounts, and the table `prs` (`inputs.pr_rows`, made for every repository of `shards`
+    if not given: each PR's digest, and whether it is set aside) under `out_dir`: one scan per
+    table for every SHARDS_PER_COPY shards. The timeline rows of the PRs set aside are not written."""
+    from porchlamp.store.inputs import pr_rows
+
+    prs = prs or pr_rows(store, [r for s in shards for r in s])
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     # A partitioned write buffers rows per open shard until this many are waiting, and DuckDB keeps
@@ -79,7 +85,7 @@ def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[s
     try:
         with store.small_budget():
             for first in range(0, len(shards), SHARDS_PER_COPY):
-                _export_group(store, out, shards[first:first + SHARDS_PER_COPY], first)
+                _export_group(store, out, shards[first:first + SHARDS_PER_COPY], first, prs)
     finally:
         store.conn.execute("RESET partitioned_write_flush_threshold")
     return out
@@ -91,7 +97,7 @@ def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[s
 SHARDS_PER_COPY = 64
 
 
-def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], first: int) -> None:
+def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], first: int, prs: str) -> None:
     names = [r for s in shards for r in s]
     if not names:
         return
@@ -102,10 +108,17 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
         for table in ("repositories", *_REPO_TABLES):
             cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE[table]))
             key = REPO_COLUMN[table]
+            # A PR set aside is kept from the earlier day unless its standing changed: its rows are
+            # written only then, by a second round (`LeftOut`).
+            aside = (f" AND NOT EXISTS (SELECT 1 FROM {prs} a WHERE a.aside AND a.repo = t.repo AND a.number = t.number)"
+                     if table == "timeline" else "")
             # Unsorted: a reader sorts its own shard (`_read`), so the export never sorts the whole table.
             store.conn.execute(
-                f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{key} = s.repo WHERE t.{key} BETWEEN ? AND ?) "
+                f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{key} = s.repo WHERE t.{key} BETWEEN ? AND ?{aside}) "
                 f"TO '{_sql_path(out / table)}' {_BY_SHARD}", span)
+        store.conn.execute(
+            f"COPY (SELECT p.repo, p.number, p.rows, p.aside, s.shard FROM {prs} p JOIN _shard_of s ON p.repo = s.repo "
+            f"WHERE p.repo BETWEEN ? AND ?) TO '{_sql_path(out / 'prs')}' {_BY_SHARD}", span)
         # Only the accounts a shard's PRs were opened by: a worker's memory must not grow with every
         # account of the snapshot (about 18 per repository).
         cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE["accounts"]))
@@ -148,29 +161,19 @@ def read_verdict_rows(shard_dir: str | Path, shard: int) -> pa.Table | None:
     return pq.read_table(files, partitioning=None) if files else None
 
 
-def pr_digests(shard_dir: str | Path, shard: int) -> dict[str, dict[int, str]]:
-    """Each PR's digest of its rows in one shard (its pull row and every timeline row of it, every
-    column: all that judging a PR reads of them), by repository and number."""
-    import duckdb
-
-    root = Path(shard_dir)
-    parts = []
-    for table in ("pulls", "timeline"):
-        files = sorted((root / table / f"shard={shard}").glob("*.parquet"))
-        if files:
-            cols = ", ".join(_columns(MODEL_OF_TABLE[table]))
-            listed = ", ".join(f"'{_sql_path(f)}'" for f in files)
-            parts.append(f"SELECT repo, number, hash('{table}', {cols}) AS h FROM read_parquet([{listed}])")
-    if not parts:
-        return {}
-    out: dict[str, dict[int, str]] = {}
-    with duckdb.connect() as conn:
-        conn.execute("SET threads = 1")  # a shard task is one of a worker's: it takes one core
-        for repo, number, digest in conn.execute(
-                f"SELECT repo, number, {ROWS_DIGEST} FROM "
-                f"({' UNION ALL '.join(parts)}) GROUP BY repo, number").fetchall():
-            out.setdefault(repo, {})[number] = digest
-    return out
+def read_prs(shard_dir: str | Path, shard: int) -> tuple[dict[str, dict[int, str]], dict[str, frozenset[int]]]:
+    """One shard's PRs: each one's digest of its rows, by repository and number; and by repository,
+    the PRs whose timeline rows the export left out."""
+    data = _read(Path(shard_dir), "prs", shard, ["repo", "number", "rows", "aside"], ordered=False)
+    digests: dict[str, dict[int, str]] = {}
+    aside: dict[str, set[int]] = {}
+    if data is None:
+        return digests, {}
+    for repo, number, rows, left in zip(*(pylist(data.column(c)) for c in ("repo", "number", "rows", "aside"))):
+        digests.setdefault(repo, {})[number] = rows
+        if left:
+            aside.setdefault(repo, set()).add(number)
+    return digests, {repo: frozenset(ns) for repo, ns in aside.items()}
 
 
 def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Sequence[str] | None = None,
@@ -210,12 +213,15 @@ def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[An
 
 
 def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset(),
-               later: Mapping[str, Collection[int]] | None = None) -> Iterator[RepoData]:
+               later: Mapping[str, Collection[int]] | None = None,
+               left_out: Mapping[str, frozenset[int]] | None = None) -> Iterator[RepoData]:
     """The repositories of one shard with their rows, in name order, as `Store.iter_repo_data` gives
     them; `skip`: repositories left out (their rows never become objects); `later`: by repository,
-    PRs whose timeline rows become items only if evaluation asks for them (`LazyTimeline`)."""
+    PRs whose timeline rows become items only if evaluation asks for them (`LazyTimeline`);
+    `left_out`: by repository, PRs whose timeline rows the export did not write (asking for one
+    raises `LeftOut`)."""
     root = Path(shard_dir)
-    left_out = _names(skip)
+    names_out = _names(skip)
     rows: dict[str, dict[str, list[Any]]] = {}
     aside: _Aside | None = None
     for table in _REPO_TABLES:
@@ -225,23 +231,42 @@ def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozens
         key = REPO_COLUMN[table]
         if table == "timeline" and later:
             # Only the rows not set aside are sorted whole; a PR's set-aside rows are sorted when asked for.
-            data = _read(root, table, shard, cols, skip=left_out, ordered=False)
+            data = _read(root, table, shard, cols, skip=names_out, ordered=False)
             if data is not None:
                 aside = _Aside(data, later, cols)
                 data = _in_order(aside.rest, table)
         else:
-            data = _read(root, table, shard, cols, skip=left_out)
+            data = _read(root, table, shard, cols, skip=names_out)
         for rec in _records(data, model, cols):
             by_repo.setdefault(getattr(rec, key), []).append(rec)
         rows[table] = by_repo
     model = MODEL_OF_TABLE["repositories"]
     cols = _columns(model)
-    for repo in _records(_read(root, "repositories", shard, cols, skip=left_out), model, cols):
+    none: frozenset[int] = frozenset()
+    for repo in _records(_read(root, "repositories", shard, cols, skip=names_out), model, cols):
         name = repo.name_with_owner
         data = repo_data(repo, {t: by_repo.get(name, []) for t, by_repo in rows.items()})
-        if aside is not None and name in aside.repos:
-            data = replace(data, timeline=LazyTimeline(dict(data.timeline), frozenset(aside.repos[name]), partial(aside.items, name)))
+        lazy = frozenset(later.get(name, ())) if later else none
+        gone = left_out.get(name, none) if left_out else none
+        if lazy or gone:
+            data = replace(data, timeline=LazyTimeline(dict(data.timeline), lazy | gone, partial(_load, aside, name, gone)))
         yield data
+
+
+class LeftOut(Exception):
+    """Evaluation asked for a PR's timeline rows that the export left out (the PR is judged again,
+    though the caller expected its earlier verdict to be kept): its repository is judged in a second
+    round from all its rows. Not a LookupError: a mapping's `in` must not read it as "no such PR"."""
+
+    def __init__(self, repo: str, number: int) -> None:
+        super().__init__(f"{repo}: the timeline rows of PR #{number} were left out of this shard")
+        self.repo, self.number = repo, number
+
+
+def _load(aside: _Aside | None, repo: str, gone: frozenset[int], number: int) -> tuple[TimelineItem, ...]:
+    if number in gone:
+        raise LeftOut(repo, number)
+    return aside.items(repo, number) if aside is not None and repo in aside.repos else ()
 
 
 class LazyTimeline(Mapping[int, tuple[TimelineItem, ...]]):
