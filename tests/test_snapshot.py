@@ -113,3 +113,31 @@ def test_a_pr_the_export_left_out_but_judged_again_is_judged_from_all_its_rows(s
     assert summary.reused_prs > 10 * summary.judged_prs > 0 and full.reused_prs == 0
     for table, rows in want.items():
         assert got[table] == rows, table
+
+
+def test_a_day_whose_template_index_moved_judges_the_prs_left_out_from_all_their_rows(
+        store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The export leaves out kept PRs' rows before the day's template index is known; when the index
+    moves no verdict is kept, and every repository with rows left out is judged a second time from
+    all of them: the day equals a full evaluation."""
+    import porchlamp.snapshot as snapshot_mod
+
+    day = date(2026, 10, 16)
+    with Store(store) as s:
+        evaluate_store(s, None, Settings())
+        s.set_meta("collected_as_of", day.isoformat())
+    whole = tmp_path / "whole.duckdb"
+    whole.write_bytes(store.read_bytes())
+    basis = snapshot_mod.snapshot_basis
+    monkeypatch.setattr(snapshot_mod, "snapshot_basis", lambda text, index: basis(text, index) + "+")  # as if it moved
+    with Store(store) as s:
+        summary = evaluate_store(s, day, Settings())
+        got = {t: [r for r in rows if r[0] == day] for t, rows in _results(s).items()}
+    monkeypatch.undo()
+    with Store(whole) as s:
+        full = evaluate_store(s, day, Settings(), reuse=False)
+        want = {t: [r for r in rows if r[0] == day] for t, rows in _results(s).items()}
+    assert summary.carried == summary.reused_prs == 0 and summary.judged_prs == full.judged_prs
+    assert summary.again > 0  # here 64 of the 67 repositories judged again (the rest would have been carried)
+    for table, rows in want.items():
+        assert got[table] == rows, table

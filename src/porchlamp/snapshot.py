@@ -227,9 +227,6 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
             repos = len(carried)
             if progress and carried:
                 progress(len(carried))
-            if not same and ends is not None:
-                # No earlier verdict can be kept: every PR is judged, from all its rows.
-                where, ks, plan_of = _export(store, space / "whole", first, runner.workers, plan)
             # The template index moved: what would have been carried is judged too.
             late = [] if same else sorted(holding - set(first))
             jobs = [(where, ks)] + ([_export(store, space / "late", late, runner.workers, plan)[:2]] if late else [])
@@ -252,11 +249,13 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
                     again.extend(outcome.again)
                     if progress:
                         progress(outcome.repos)
-                if again and was is not None:
+                if again:
                     # A PR kept by the export's guess was judged again (its author's standing or the
-                    # maintainers changed): its repository, exported with every row, is judged once more.
+                    # maintainers changed, or the template index moved and no verdict is kept): its
+                    # repository, exported with every row, is judged once more.
                     at_again, shards_again, plan_again = _export(store, space / "again", sorted(again), runner.workers, plan)
-                    export_verdicts(store, at_again, plan_again, was)
+                    if same and was is not None:
+                        export_verdicts(store, at_again, plan_again, was)
                     jobs.append((at_again, shards_again))
                     twice += len(again)
                     again = []
