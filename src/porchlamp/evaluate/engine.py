@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 from porchlamp.config import Settings
@@ -50,8 +51,9 @@ class RepoResult:
     review_happens: str | None = None
     valid_until: datetime | None = None  # the same rows give this verdict until the window ends here (horizon)
 
-    @property
+    @cached_property
     def outside(self) -> list[PRVerdict]:
+        # Asked for three times a repository on the way out; a walk over every PR verdict each time.
         return [v for v in self.prs if v.outside]
 
     def evidence(self) -> dict[str, Any]:
