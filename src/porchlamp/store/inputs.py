@@ -55,7 +55,7 @@ def _pr_rows_sql() -> str:
     return f"SELECT repo, number, {ROWS_DIGEST} AS rows FROM ({' UNION ALL '.join(parts)}) GROUP BY repo, number"
 
 
-# The temporary table `SightingPlan.pr_rows` makes: (repo, number, rows, aside).
+# The temporary table `pr_rows` makes: (repo, number, rows, aside).
 PR_ROWS = "_pr_rows"
 
 

@@ -30,7 +30,6 @@ from porchlamp.store.db import (
     MODEL_OF_TABLE,
     ORDER_OF_TABLE,
     REPO_COLUMN,
-    ROWS_DIGEST,
     TEMPLATE_KINDS,
     Store,
     repo_data,
