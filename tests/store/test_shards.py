@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.dataset  # noqa: F401  (pa.dataset)
+import pyarrow.dataset as ds
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
@@ -170,9 +170,9 @@ def test_a_pr_left_out_of_the_export_is_asked_for_loudly(store300: Path, tmp_pat
         export_shards(s, tmp_path, shards, table)
         whole = {d.repo.name_with_owner: d for d in s.iter_repo_data()}
     assert len(aside) > 1000
-    written = pa.concat_tables([pa.dataset.dataset(tmp_path / "timeline").to_table(columns=["repo", "number"])])
+    written = ds.dataset(tmp_path / "timeline").to_table(columns=["repo", "number"])
     assert not aside & set(zip(written["repo"].to_pylist(), written["number"].to_pylist()))
-    left = {}
+    left: dict[str, frozenset[int]] = {}
     for k in range(len(shards)):
         digests, out = read_prs(tmp_path, k)
         left.update(out)
