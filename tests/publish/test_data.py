@@ -65,8 +65,9 @@ def test_a_project_digest_moves_with_any_of_its_stored_rows(published: tuple[Pat
                        [when, moved["profile_results"]])
         s.conn.execute("UPDATE component_results SET reason = reason || '.' WHERE as_of = ? AND repo = ? AND component = 'reach'",
                        [when, moved["component_results"]])
-        s.conn.execute("UPDATE pr_results SET title = 'renamed' WHERE as_of = ? AND repo = ? AND number = "
-                       "(SELECT min(number) FROM pr_results WHERE as_of = ? AND repo = ?)", [when, moved["pr_results"]] * 2)
+        # `pr_results` is a view: the verdict is changed where it is stored.
+        s.conn.execute("UPDATE pr_verdicts SET title = 'renamed' WHERE id = (SELECT s.id FROM snapshot_prs s JOIN pr_verdicts v "
+                       "USING (id) WHERE s.as_of = ? AND v.repo = ? ORDER BY v.number LIMIT 1)", [when, moved["pr_results"]])
         # How a verdict was reached is no part of what a page shows.
         s.conn.execute("UPDATE results SET inputs = 'other', valid_until = NULL WHERE as_of = ? AND repo = ?", [when, ranked[5]])
         after = load_site_data(s)

@@ -141,6 +141,13 @@ def test_values_stream_one_column_beside_other_queries(tmp_path: Path) -> None:
     assert first + rest == [None if i % 7 == 0 else i / 2 for i in range(2500)]
 
 
+def _write_rows(s: Store, day: date, tables: dict[str, dict[str, list[object]]]) -> None:
+    """A snapshot's rows written as a store of an older schema held them: straight into its tables."""
+    s.conn.execute("INSERT INTO snapshots (as_of, settings, porchlamp_version, repos) VALUES (?, '{}', 'test', 2)", [day])
+    for table, data in tables.items():
+        s._insert_columns(table, data, replace=False)
+
+
 def test_result_tables_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> None:
     """A store evaluated before result tables lost their primary keys keeps every row and type, and
     writing the same snapshot again replaces it rather than adding to it."""
@@ -153,7 +160,7 @@ def test_result_tables_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> No
                     sorted(map(str, s.conn.execute(f"SELECT * FROM {t}").fetchall()))) for t in RESULT_TABLES}
 
     with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:7]), Store(path) as s:
-        s.write_snapshot(day, meta, tables)
+        _write_rows(s, day, tables)
         keyed = s.conn.execute("SELECT count(*) FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' "
                                "AND table_name IN (SELECT unnest(?))", [list(RESULT_TABLES)]).fetchone()
         assert keyed == (4,)
@@ -164,19 +171,65 @@ def test_result_tables_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> No
         assert shape(s) == before
         assert s.conn.execute("SELECT count(*) FROM duckdb_constraints() WHERE table_name IN (SELECT unnest(?))",
                               [list(RESULT_TABLES)]).fetchone() == (0,)
-        s.write_snapshot(day, meta, tables)
-        assert shape(s) == before
     with Store(path, notice=heard.append) as s:
         assert s.schema_version() == LATEST_VERSION
         # PR verdicts stored before they had keys keep their rows, with no key: never reused, judged again once.
         assert s.query("SELECT number, reviews, inputs, valid_until FROM pr_results") == \
             [{"number": 7, "reviews": None, "inputs": None, "valid_until": None}]
+        upgraded = shape(s)
+        s.write_snapshot(day, meta, tables)
+        assert shape(s) == upgraded
     # The operator hears of the upgrade before it runs, once per step, and of nothing on the next open.
     assert len(heard) == LATEST_VERSION - 7 and f"schema version 8 of {LATEST_VERSION}" in heard[0]
     assert MIGRATIONS[7].description in heard[0] and str(path) in heard[0]
     with Store(path, notice=heard.append):
         pass
     assert len(heard) == LATEST_VERSION - 7
+
+
+def _verdicts(day: date, prs: list[tuple[str, int]], title: str = "t") -> dict[str, list[object]]:
+    """`pr_results` columns of a few PR verdicts, each (repo, number)."""
+    return {"as_of": [day] * len(prs), "repo": [r for r, _ in prs], "number": [n for _, n in prs],
+            "title": [f"{title} {n}" for _, n in prs], "created_at": [datetime(2026, 9, 1, 12)] * len(prs)}
+
+
+def test_verdicts_move_to_one_row_each_and_read_as_before(tmp_path: Path) -> None:
+    """A store whose snapshots each held their own PR rows reads the same through `pr_results`
+    after the upgrade, every row a verdict of its own, listed by its snapshot."""
+    path, d1, d2 = tmp_path / "s.duckdb", date(2026, 10, 15), date(2026, 10, 16)
+    with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:11]), Store(path) as s:
+        _write_rows(s, d1, {"pr_results": _verdicts(d1, [("o/a", 1), ("o/a", 2)])})
+        _write_rows(s, d2, {"pr_results": {**_verdicts(d2, [("o/a", 1), ("o/a", 2), ("o/a", 3)]), "acts": [None, "[]", None]}})
+        before = s.conn.execute("SELECT * FROM pr_results ORDER BY ALL").fetchall()
+        columns = s.conn.execute("DESCRIBE pr_results").fetchall()
+    with Store(path) as s:
+        assert s.conn.execute("SELECT * FROM pr_results ORDER BY ALL").fetchall() == before
+        assert s.conn.execute("DESCRIBE pr_results").fetchall() == columns
+        assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (5, 5)
+        assert "pr_verdicts" not in s.all_tables() and "pr_results" in s.all_tables()
+
+
+def test_a_kept_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
+    """A snapshot that keeps an earlier one's PR verdicts lists them; writing it again, or dropping
+    a snapshot, forgets only the verdicts no snapshot lists any more."""
+    d1, d2 = date(2026, 10, 15), date(2026, 10, 16)
+    meta = {"settings": "{}", "porchlamp_version": "test", "repos": 2}
+    kept = tmp_path / "kept.parquet"
+    first = {"pr_results": _verdicts(d1, [("o/a", 1), ("o/a", 2), ("o/b", 3)])}
+    with Store(tmp_path / "s.duckdb") as s:
+        s.write_snapshot(d1, meta, first)
+        s.write_snapshot(d1, meta, first)  # again: replaced, its first verdicts forgotten
+        assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (3, 3)
+        duckdb.sql("SELECT 'o/a' AS repo, 2 AS number UNION ALL SELECT 'o/b', 3").write_parquet(str(kept))
+        s.write_snapshot(d2, meta, {"pr_results": _verdicts(d2, [("o/a", 1)], "new")}, kept_prs=(d1, [kept]))
+        day2 = s.query("SELECT repo, number, title FROM pr_results WHERE as_of = ? ORDER BY repo, number", [d2])
+        assert day2 == [{"repo": "o/a", "number": 1, "title": "new 1"}, {"repo": "o/a", "number": 2, "title": "t 2"},
+                        {"repo": "o/b", "number": 3, "title": "t 3"}]
+        assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (4, 6)
+        # The first day dropped: its verdict no later day lists is forgotten, the two the second keeps stay.
+        assert s.delete_snapshots([d1]) == 3
+        assert s.query("SELECT repo, number, title FROM pr_results ORDER BY repo, number") == day2
+        assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (3, 3)
 
 
 def test_a_new_store_is_made_without_an_upgrade_notice(tmp_path: Path) -> None:

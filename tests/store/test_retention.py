@@ -44,9 +44,11 @@ def test_prune_deletes_only_old_results(store300: Path, tmp_path: Path) -> None:
         evaluate_store(s, last, Settings())
         # Sixty earlier days of the same results, as sixty days of refreshes would leave.
         days = [last - timedelta(days=n) for n in range(1, 61)]
-        for table in ("snapshots", *RESULT_TABLES):
+        # Each earlier day lists the same PR verdicts (`pr_results` reads them), as a day that keeps them does.
+        for table in ("snapshots", *(t if t != "pr_results" else "snapshot_prs" for t in RESULT_TABLES)):
             for d in days:
                 s.conn.execute(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} WHERE as_of = ?", [d, last])
+        verdicts = s.count("pr_verdicts")
         raw = {t: s.count(t) for t in RAW_TABLES}
         per_day = sum(s.conn.execute(f"SELECT count(*) FROM {t} WHERE as_of = ?", [last]).fetchone()[0] for t in RESULT_TABLES)
         dry = prune_snapshots(s, 14, dry_run=True)
@@ -60,6 +62,7 @@ def test_prune_deletes_only_old_results(store300: Path, tmp_path: Path) -> None:
         for t in RESULT_TABLES:
             assert {r[0] for r in s.conn.execute(f"SELECT DISTINCT as_of FROM {t}").fetchall()} == set(kept)
         assert {t: s.count(t) for t in RAW_TABLES} == raw  # collected rows are never touched
+        assert s.count("pr_verdicts") == verdicts  # the kept days still list every verdict
         # The next day still carries from the latest.
         s.set_meta("collected_as_of", (last + timedelta(days=1)).isoformat())
         assert evaluate_store(s, last + timedelta(days=1), Settings()).carried > 0

@@ -7,7 +7,7 @@ table's primary key, so writing the same row twice leaves one row.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from datetime import date, datetime
@@ -31,7 +31,7 @@ from porchlamp.models import (
 )
 from porchlamp import killpoints
 from porchlamp.errors import PorchlampError
-from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES
+from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, PR_VERDICTS, RAW_TABLES, RESULT_TABLES, SNAPSHOT_PRS
 
 # DuckDB's memory for a scan or export that streams over a whole table (`Store.small_budget`).
 SMALL_BUDGET = "512MB"
@@ -495,45 +495,56 @@ class Store:
                        inputs: Mapping[str, str] | None = None, kept_prs: tuple[date, Sequence[Path]] | None = None) -> None:
         """Replace one snapshot's results (all tables at once, in one transaction): rows given as
         columns in `tables`, or as Parquet files with the table's columns in `files`; `carry` =
-        (an earlier snapshot, repositories) copies those repositories' rows from it but for the
+        (an earlier snapshot, repositories) takes those repositories' rows from it but for the
         ranks (`profile_results` comes whole in `tables`); `kept_prs` = (an earlier snapshot, Parquet
-        files of (repo, number)) copies those PRs' `pr_results` rows from it; `inputs` sets each
-        repository's digest."""
+        files of (repo, number)) takes those PRs' verdicts from it; `inputs` sets each repository's
+        digest. A PR verdict taken from an earlier snapshot is listed again, not copied (`pr_verdicts`)."""
         with self.transaction():
-            for table in RESULT_TABLES:
-                self._run(f"DELETE FROM {table} WHERE as_of = ?", [as_of])
-            self._run("DELETE FROM snapshots WHERE as_of = ?", [as_of])
+            self._delete_snapshots([as_of])
             self._run(
                 "INSERT INTO snapshots (as_of, settings, porchlamp_version, repos, basis) VALUES (?, ?, ?, ?, ?)",
                 [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"], meta.get("basis")],
             )
             for table, data in tables.items():
                 self._result_table(table)
-                self._insert_columns(table, data, replace=False)
+                if table != "pr_results":
+                    self._insert_columns(table, data, replace=False)
+                elif data and len(next(iter(data.values()))):
+                    self.conn.register("_verdict_columns", pa.table({c: pa.array(v) for c, v in data.items()}))
+                    try:
+                        self._add_verdicts(as_of, "_verdict_columns", list(data))
+                    finally:
+                        self.conn.unregister("_verdict_columns")
             for table, paths in (files or {}).items():
                 self._result_table(table)
                 if paths:
-                    types = self._column_types(table)
                     present = set().union(*(pq.read_schema(p).names for p in paths))
-                    cols = [c for c in types if c in present]
                     listed = ", ".join(f"'{_sql_path(Path(p))}'" for p in paths)
+                    source = f"read_parquet([{listed}], union_by_name = true)"
+                    if table == "pr_results":
+                        self._add_verdicts(as_of, source, present)
+                        continue
+                    types = self._column_types(table)
+                    cols = [c for c in types if c in present]
                     self._run(f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) SELECT "
-                              f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} "
-                              f"FROM read_parquet([{listed}], union_by_name = true)")
+                              f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} FROM {source}")
             if kept_prs and kept_prs[1]:
                 was, paths = kept_prs
                 listed = ", ".join(f"'{_sql_path(Path(p))}'" for p in paths)
-                self._run("INSERT INTO pr_results SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM pr_results t WHERE t.as_of = ? "
-                          f"AND EXISTS (SELECT 1 FROM read_parquet([{listed}]) k WHERE k.repo = t.repo AND k.number = t.number)",
+                self._run(f"INSERT INTO {SNAPSHOT_PRS} SELECT CAST(? AS DATE), s.id FROM {SNAPSHOT_PRS} s "
+                          f"JOIN {PR_VERDICTS} v ON v.id = s.id WHERE s.as_of = ? AND EXISTS "
+                          f"(SELECT 1 FROM read_parquet([{listed}]) k WHERE k.repo = v.repo AND k.number = v.number)",
                           [as_of, was])
             if carry and carry[1]:
                 was, repos = carry
                 self.conn.register("_carry", pa.table({"repo": pa.array(list(repos), pa.string())}))
                 try:
-                    for table in RESULT_TABLES:
-                        if table != "profile_results":
-                            self._run(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} "
-                                      "WHERE as_of = ? AND repo IN (SELECT repo FROM _carry)", [as_of, was])
+                    for table in ("results", "component_results"):
+                        self._run(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} "
+                                  "WHERE as_of = ? AND repo IN (SELECT repo FROM _carry)", [as_of, was])
+                    self._run(f"INSERT INTO {SNAPSHOT_PRS} SELECT CAST(? AS DATE), s.id FROM {SNAPSHOT_PRS} s "
+                              f"JOIN {PR_VERDICTS} v ON v.id = s.id WHERE s.as_of = ? AND v.repo IN (SELECT repo FROM _carry)",
+                              [as_of, was])
                 finally:
                     self.conn.unregister("_carry")
             if inputs:
@@ -544,6 +555,37 @@ class Store:
                               [as_of])
                 finally:
                     self.conn.unregister("_inputs")
+
+    def _add_verdicts(self, as_of: date, source: str, present: Collection[str]) -> None:
+        """PR verdicts new to the store, the rows of `source` (a table or a table function, with
+        the columns `present` of `pr_results`), stored and listed in snapshot `as_of`."""
+        types = self._column_types(PR_VERDICTS)
+        cols = [c for c in types if c in present and c != "id"]
+        row = self._one(f"SELECT coalesce(max(id), 0) FROM {PR_VERDICTS}")
+        base = int(row[0]) if row else 0
+        self._run(f"INSERT INTO {PR_VERDICTS} (id, {', '.join(_q(c) for c in cols)}) SELECT ? + row_number() OVER (), "
+                  f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} FROM {source}", [base])
+        self._run(f"INSERT INTO {SNAPSHOT_PRS} SELECT CAST(? AS DATE), id FROM {PR_VERDICTS} WHERE id > ?", [as_of, base])
+
+    def _delete_snapshots(self, dates: Sequence[date]) -> int:
+        """Every result row of these snapshots, and their record, deleted (inside the caller's
+        transaction); a PR verdict no snapshot lists any more goes too. Returns the result rows."""
+        deleted = 0
+        listed = 0
+        for table in (*RESULT_TABLES, "snapshots"):
+            for d in dates:
+                row = self._one(f"DELETE FROM {SNAPSHOT_PRS if table == 'pr_results' else table} WHERE as_of = ?", [d])
+                n = int(row[0]) if row else 0
+                deleted += n if table != "snapshots" else 0
+                listed += n if table == "pr_results" else 0
+        if listed:
+            self._run(f"DELETE FROM {PR_VERDICTS} v WHERE NOT EXISTS (SELECT 1 FROM {SNAPSHOT_PRS} s WHERE s.id = v.id)")
+        return deleted
+
+    def delete_snapshots(self, dates: Sequence[date]) -> int:
+        """Delete these snapshots' results in one transaction (`_delete_snapshots`); returns the rows."""
+        with self.transaction():
+            return self._delete_snapshots(dates)
 
     @staticmethod
     def _result_table(table: str) -> None:
@@ -616,11 +658,13 @@ class Store:
         return list(self._column_types(table))
 
     def all_tables(self) -> list[str]:
+        """Every table and view by name; `pr_results` stands for the two tables it reads."""
         return [
             r[0]
             for r in self.conn.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1"
             ).fetchall()
+            if r[0] not in (PR_VERDICTS, SNAPSHOT_PRS)
         ]
 
 

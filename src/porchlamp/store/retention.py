@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from porchlamp.store.db import Store
-from porchlamp.store.schema import RESULT_TABLES
 
 
 @dataclass(frozen=True)
@@ -52,10 +51,6 @@ def prune_snapshots(store: Store, keep_days: int, dry_run: bool = False) -> Prun
     dropped = [d for d in dates if d not in kept]
     deleted = 0
     if dropped and not dry_run:
-        with store.transaction():
-            for table in (*RESULT_TABLES, "snapshots"):
-                for d in dropped:
-                    row = store.conn.execute(f"DELETE FROM {table} WHERE as_of = ?", [d]).fetchone()
-                    deleted += int(row[0]) if row and table != "snapshots" else 0
+        deleted = store.delete_snapshots(dropped)
         store.conn.execute("CHECKPOINT")  # hand the freed blocks back to the file's free list now
     return PruneSummary(tuple(sorted(kept)), tuple(dropped), deleted)

@@ -327,9 +327,25 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE pr_results ADD COLUMN rows VARCHAR;
         """,
     ),
+    Migration(
+        12,
+        "a PR verdict stored once, however many snapshots hold it (`pr_verdicts`), each snapshot listing its verdicts "
+        "(`snapshot_prs`); `pr_results` reads them joined: a day kept about 790,000 verdicts at 11,000 repositories, "
+        "and copying them whole was a sixth of its evaluation and a hundred megabytes of store a day",
+        """
+        CREATE TEMP TABLE _numbered AS SELECT row_number() OVER (ORDER BY as_of, repo, number) AS id, * FROM pr_results;
+        CREATE TABLE pr_verdicts AS SELECT id, * EXCLUDE (id, as_of) FROM _numbered ORDER BY id;
+        CREATE TABLE snapshot_prs AS SELECT as_of, id FROM _numbered ORDER BY id;
+        DROP TABLE _numbered;
+        DROP TABLE pr_results;
+        CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
+# Where `pr_results` (a view) is kept: each verdict once, and which snapshots hold it.
+PR_VERDICTS, SNAPSHOT_PRS = "pr_verdicts", "snapshot_prs"
 
 LATEST_VERSION = MIGRATIONS[-1].version
 
