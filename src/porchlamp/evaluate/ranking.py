@@ -47,9 +47,13 @@ def _contributions(components: Mapping[str, ComponentResult], weights: Mapping[s
 
 
 def profile_score(components: Mapping[str, ComponentResult], profile: str, settings: Settings) -> ProfileScore:
+    return _score(profile, _contributions(components, settings.profiles[profile]), settings)
+
+
+def _score(profile: str, contrib: Mapping[str, float], settings: Settings) -> ProfileScore:
+    """A profile's score, coverage and tier from its components' contributions (`_contributions`)."""
     weights = settings.profiles[profile]
     total = sum(w for w in weights.values() if w > 0)
-    contrib = _contributions(components, weights)
     measured = sum(w for c, w in weights.items() if c in contrib)
     coverage = measured / total if total else 0.0
     score = round(sum(contrib.values()), 2) if contrib else None
@@ -65,35 +69,37 @@ class Rankable:
 
 def rank_all(projects: Sequence[Rankable], settings: Settings) -> dict[str, dict[str, ProfileScore]]:
     """Scores, tiers, ranks, Δ rank and its explanation for every ranked project and profile."""
-    scores = {p.repo: {name: profile_score(p.components, name, settings) for name in settings.profiles} for p in projects}
-    outside = {p.repo: p.outside_prs for p in projects}
-    ranks: dict[str, dict[str, int]] = {name: {} for name in settings.profiles}
+    # Each project's contributions by profile, computed once: its scores and what moves it both read them.
+    contribs = {name: [_contributions(p.components, weights) for p in projects] for name, weights in settings.profiles.items()}
+    scores = {name: [_score(name, c, settings) for c in contribs[name]] for name in settings.profiles}
+    ranks: dict[str, list[int]] = {}
     for name in settings.profiles:
-        order = sorted(projects, key=lambda p: (-(scores[p.repo][name].score or 0.0), -outside[p.repo], p.repo))
-        for i, p in enumerate(order, start=1):
-            ranks[name][p.repo] = i
+        order = sorted(range(len(projects)), key=lambda i: (-(scores[name][i].score or 0.0), -projects[i].outside_prs,
+                                                             projects[i].repo))
+        ranks[name] = [0] * len(projects)
+        for place, i in enumerate(order, start=1):
+            ranks[name][i] = place
     # What moves a project between profiles: each component's change in contribution, against
     # the average change over all ranked projects (which moves everyone alike).
-    base = {p.repo: _contributions(p.components, settings.profiles["default"]) for p in projects}
+    base = contribs["default"]
     out: dict[str, dict[str, ProfileScore]] = {p.repo: {} for p in projects}
-    for name, weights in settings.profiles.items():
-        diffs = {}
-        for p in projects:
-            cur = _contributions(p.components, weights)
-            keys = set(cur) | set(base[p.repo])
-            diffs[p.repo] = {c: cur.get(c, 0.0) - base[p.repo].get(c, 0.0) for c in keys}
+    for name in settings.profiles:
+        diffs = []
+        for cur, was in zip(contribs[name], base):
+            diffs.append({c: cur.get(c, 0.0) - was.get(c, 0.0) for c in set(cur) | set(was)})
         mean: dict[str, float] = {}
-        for d in diffs.values():
+        for d in diffs:
             for c, v in d.items():
                 mean[c] = mean.get(c, 0.0) + v / max(1, len(projects))
-        for p in projects:
-            delta = ranks["default"][p.repo] - ranks[name][p.repo]
-            effects = sorted(((c, v - mean.get(c, 0.0)) for c, v in diffs[p.repo].items()), key=lambda x: (-abs(x[1]), x[0]))
-            if delta:
+        for i, p in enumerate(projects):
+            delta = ranks["default"][i] - ranks[name][i]
+            explain: tuple[dict[str, Any], ...] = ()
+            if delta:  # a project its goal does not move has nothing to explain
+                effects = sorted(((c, v - mean.get(c, 0.0)) for c, v in diffs[i].items()), key=lambda x: (-abs(x[1]), x[0]))
                 effects = [e for e in effects if (e[1] > 0) == (delta > 0)]
-            explain = tuple({"component": c, "points": round(v, 1)} for c, v in effects[:3] if abs(v) >= 0.05) if delta else ()
-            s = scores[p.repo][name]
-            out[p.repo][name] = ProfileScore(name, s.score, s.coverage, s.tier, ranks[name][p.repo], delta, explain)
+                explain = tuple({"component": c, "points": round(v, 1)} for c, v in effects[:3] if abs(v) >= 0.05)
+            s = scores[name][i]
+            out[p.repo][name] = ProfileScore(name, s.score, s.coverage, s.tier, ranks[name][i], delta, explain)
     return out
 
 
