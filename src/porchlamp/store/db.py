@@ -531,20 +531,18 @@ class Store:
             if kept_prs and kept_prs[1]:
                 was, paths = kept_prs
                 listed = ", ".join(f"'{_sql_path(Path(p))}'" for p in paths)
-                self._run(f"INSERT INTO {SNAPSHOT_PRS} SELECT CAST(? AS DATE), s.id FROM {SNAPSHOT_PRS} s "
-                          f"JOIN {PR_VERDICTS} v ON v.id = s.id WHERE s.as_of = ? AND EXISTS "
-                          f"(SELECT 1 FROM read_parquet([{listed}]) k WHERE k.repo = v.repo AND k.number = v.number)",
-                          [as_of, was])
+                self._list_again(as_of, was, f"EXISTS (SELECT 1 FROM read_parquet([{listed}]) k "
+                                             "WHERE k.repo = v.repo AND k.number = v.number)")
             if carry and carry[1]:
                 was, repos = carry
                 self.conn.register("_carry", pa.table({"repo": pa.array(list(repos), pa.string())}))
                 try:
-                    for table in ("results", "component_results"):
-                        self._run(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} "
-                                  "WHERE as_of = ? AND repo IN (SELECT repo FROM _carry)", [as_of, was])
-                    self._run(f"INSERT INTO {SNAPSHOT_PRS} SELECT CAST(? AS DATE), s.id FROM {SNAPSHOT_PRS} s "
-                              f"JOIN {PR_VERDICTS} v ON v.id = s.id WHERE s.as_of = ? AND v.repo IN (SELECT repo FROM _carry)",
-                              [as_of, was])
+                    for table in RESULT_TABLES:
+                        if table == "pr_results":
+                            self._list_again(as_of, was, "v.repo IN (SELECT repo FROM _carry)")
+                        elif table != "profile_results":
+                            self._run(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} "
+                                      "WHERE as_of = ? AND repo IN (SELECT repo FROM _carry)", [as_of, was])
                 finally:
                     self.conn.unregister("_carry")
             if inputs:
@@ -555,6 +553,12 @@ class Store:
                               [as_of])
                 finally:
                     self.conn.unregister("_inputs")
+
+    def _list_again(self, as_of: date, was: date, where: str) -> None:
+        """The PR verdicts snapshot `was` lists that satisfy `where` (over `v`, the verdict) listed in
+        snapshot `as_of` too: kept, not copied."""
+        self._run(f"INSERT INTO {SNAPSHOT_PRS} SELECT CAST(? AS DATE), s.id FROM {SNAPSHOT_PRS} s "
+                  f"JOIN {PR_VERDICTS} v ON v.id = s.id WHERE s.as_of = ? AND {where}", [as_of, was])
 
     def _add_verdicts(self, as_of: date, source: str, present: Collection[str]) -> None:
         """PR verdicts new to the store, the rows of `source` (a table or a table function, with
