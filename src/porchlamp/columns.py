@@ -2,7 +2,8 @@
 shards' rows read for evaluation and the detail files read for publishing go through here.
 
 Arrow builds each timestamp as a Python object one value at a time (about 2 µs each: half the
-time of reading a shard's rows, a sixth of judging them); NumPy converts a whole column in C.
+time of reading a shard's rows, a sixth of judging them), and each date too (1.3 µs: a second a
+day for the earlier verdicts of 11,000 repositories); NumPy converts a whole column in C.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ _UNITS = frozenset({"s", "ms", "us"})
 def pylist(column: pa.Array | pa.ChunkedArray) -> list[Any]:
     """A column as a list of Python values, nulls as None: what `column.to_pylist()` gives."""
     kind = column.type
-    if pa.types.is_timestamp(kind) and kind.tz is None and kind.unit in _UNITS:
+    if (pa.types.is_timestamp(kind) and kind.tz is None and kind.unit in _UNITS) or pa.types.is_date32(kind):
         values = column.to_numpy(zero_copy_only=False)
         if values.dtype.kind == "M":
             out: list[Any] = values.astype(object).tolist()
