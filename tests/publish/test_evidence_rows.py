@@ -7,7 +7,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from porchlamp.publish.site import OUTCOME_WORDS, environment, evidence_rows
+from markupsafe import Markup, escape
+
+from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evidence_rows
 
 LOOP = """{% for x in outside %}
 <tr class="outcome-{{ x.outcome }}"><td><a href="{{ github }}/pull/{{ x.number }}">#{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td>{{ x.author }}</td><td class="num">{{ x.created_at|day }}</td>
@@ -43,3 +45,10 @@ def test_hostile_text_is_escaped() -> None:
     html = str(evidence_rows([row], "https://github.com/o/n", False))
     assert "<script>" not in html and "<img" not in html and "<b>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "comment after 30 min" in html
+
+
+@given(st.one_of(st.text(), text, st.integers(), st.floats(allow_nan=False), st.none(), st.booleans(), text.map(Markup)))
+def test_plain_escaping_is_markupsafes(value: Any) -> None:
+    out = escape_text(value)
+    assert type(out) is str
+    assert out == str(escape(value))
