@@ -5,12 +5,15 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from porchlamp.config import Settings
 from porchlamp.errors import SiteError
@@ -230,3 +233,43 @@ def test_writing_processes_end_with_a_killed_publish(days: dict[str, Any], tmp_p
         assert time.monotonic() < deadline, "a writing process outlived the publish"
         time.sleep(0.2)
     assert not (tmp_path / "site").exists()  # nothing half-built was switched in
+
+
+def _dirs_and_files(root: Path) -> tuple[set[str], set[str]]:
+    return ({str(p.relative_to(root)) for p in root.rglob("*") if p.is_dir()},
+            {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()})
+
+
+@given(st.lists(st.tuples(st.sampled_from(["o", "p", ".q", "r~"]), st.sampled_from(["a", "b", "c.d"])), min_size=1, max_size=8,
+                unique=True),
+       st.data())
+@settings(max_examples=40, deadline=None)
+def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(projects: list[tuple[str, str]], data: Any) -> None:
+    """A complete generation's project folders hold its manifest's projects' files and nothing else:
+    pruning without listing them leaves the same files and folders, moves the same away, and passes
+    over a file the manifest names that is not there."""
+    repos = [f"{o}/{n}" for o, n in projects]
+    kept = data.draw(st.sets(st.sampled_from(repos)))
+    gone = data.draw(st.sampled_from([None, *repos]))  # one project's badge missing, as a failed write leaves it
+    keep = {rel for r in kept for rel in reuse.project_files(r)}
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for known in (None, reuse.project_folders(repos)):
+            home = Path(tmp) / ("listed" if known is None else "known")
+            root = home / "g"
+            for r in repos:
+                for rel in reuse.project_files(r):
+                    if not (r == gone and rel == reuse.project_files(r).badge):
+                        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                        (root / rel).write_text(r)
+            (root / "index.html").write_text("whole-site page")
+            (root / "rankings" / "x").mkdir(parents=True)
+            generations.prune(root, keep, known)
+            trash = sorted(home.glob(".trash-*"))
+            away = sorted(f.read_text() for t in trash for f in t.rglob("*") if f.is_file())
+            results.append((_dirs_and_files(root), away))
+    (listed_tree, listed_away), (known_tree, known_away) = results
+    assert known_tree == listed_tree and known_away == listed_away
+    missing = {reuse.project_files(gone).badge} if gone else set()
+    assert listed_tree[1] == keep - missing  # the whole-site page and folder went too
+    assert len(listed_away) == sum(4 for r in repos) - len(missing) - len(keep - missing) + 1

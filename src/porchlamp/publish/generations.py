@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,33 +92,51 @@ def locked(slots: Slots) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def prune(root: Path, keep: set[str]) -> None:
+def prune(root: Path, keep: set[str], known: Mapping[str, Collection[str]] | None = None) -> None:
     """Move every file under `root` whose path (relative, with '/') is not in `keep`, and every folder
     holding none of them, into a trash folder beside the generations. Files are moved, never
     rewritten in place (the generations share files, as hard links), and moved rather than deleted
     because deleting is slow where the disk frees blocks as it goes: `discard` deletes the trash
-    once the new site is live."""
+    once the new site is live. `known`: folders whose files are known without listing them (each
+    to the names of the files it holds, and it holds no folder; a name no longer there is passed
+    over): a site's projects are a folder each per owner, tens of thousands to list otherwise."""
     held = {rel[:i] for rel in keep for i in _slashes(rel)}  # every folder that holds a kept file
     trash = root.parent / f"{TRASH}{os.getpid()}-{time.time_ns()}"
+    listed = known or {}
     moved = 0
 
-    def away(path: str) -> None:
+    def away(path: str, missing_ok: bool = False) -> None:
         nonlocal moved
         if not moved:
-            trash.mkdir()
-        os.rename(path, trash / str(moved))
+            trash.mkdir(exist_ok=True)
+        try:
+            os.rename(path, trash / str(moved))
+        except FileNotFoundError:
+            if not missing_ok:
+                raise
+            return
         moved += 1
 
-    for folder, dirs, files in os.walk(root):
-        rel = os.path.relpath(folder, root)
-        prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-        for name in list(dirs):
-            if prefix + name not in held:
+    def walk(folder: str, prefix: str) -> None:
+        names = listed.get(prefix[:-1]) if prefix else None
+        dirs: list[str] = []
+        files: Collection[str] = () if names is None else names
+        if names is None:
+            found: list[str] = []
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    (dirs if entry.is_dir(follow_symlinks=False) else found).append(entry.name)
+            files = found
+        for name in dirs:
+            if prefix + name in held:
+                walk(os.path.join(folder, name), prefix + name + "/")
+            else:
                 away(os.path.join(folder, name))
-                dirs.remove(name)
         for name in files:
             if prefix + name not in keep:
-                away(os.path.join(folder, name))
+                away(os.path.join(folder, name), missing_ok=names is not None)
+
+    walk(str(root), "")
 
 
 def _slashes(rel: str) -> Iterator[int]:

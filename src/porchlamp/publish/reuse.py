@@ -118,11 +118,23 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
     return out
 
 
-def held(plan: Plan, site_dir: Path) -> set[str]:
+def held(plan: Plan, site_dir: Path, before: dict[str, tuple[str, date]] | None = None) -> set[str]:
     """The projects whose files `site_dir` already holds as the plan would write them: the same
-    digest and date in its manifest, and every file there."""
-    before = read_manifest(site_dir)
+    digest and date in its manifest (`before`, read from it unless given), and every file there."""
+    before = read_manifest(site_dir) if before is None else before
     return {r for r, key in plan.keys.items() if before.get(r) == (key, plan.since[r]) and _whole(site_dir, r)}
+
+
+def project_folders(repos: Iterable[str]) -> dict[str, list[str]]:
+    """The folders that hold `repos`' files, each to the names of those files. Of a complete
+    generation, whose manifest names every project it holds, that is all its project folders hold:
+    what pruning it need not list (`generations.prune`)."""
+    out: dict[str, list[str]] = {}
+    for repo in repos:
+        for rel in project_files(repo):
+            folder, _, name = rel.rpartition("/")
+            out.setdefault(folder, []).append(name)
+    return out
 
 
 def _whole(site_dir: Path, repo: str) -> bool:
