@@ -1,6 +1,7 @@
 """A site's two generations: each publish completes the standby one and swaps the link; the live
 generation is never written to, and what the standby already holds is neither copied nor rewritten."""
 
+import json
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from porchlamp.config import Settings
 from porchlamp.errors import SiteError
 from porchlamp.publish import api, generations, load_site_data, publish, reuse
+from porchlamp.publish.site import DEFAULT_ISSUES_URL
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
@@ -273,3 +275,24 @@ def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(proj
     missing = {reuse.project_files(gone).badge} if gone else set()
     assert listed_tree[1] == keep - missing  # the whole-site page and folder went too
     assert len(listed_away) == sum(4 for r in repos) - len(missing) - len(keep - missing) + 1
+
+
+def test_a_standby_written_by_other_code_is_pruned_by_listing_it(days: dict[str, Any], tmp_path: Path) -> None:
+    """Other code may have given a project other files: its generation's project folders are listed,
+    so a file the manifest does not account for is moved aside all the same."""
+    one, two, three = days["sites"]
+    out = tmp_path / "site"
+    publish(one, out)
+    publish(two, out)
+    standby = generations.home_of(out) / "a"
+    manifest = json.loads((standby / reuse.MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["basis"] == reuse.written_under(standby) == reuse.site_basis(one, DEFAULT_ISSUES_URL, "")
+    manifest["basis"] = "an earlier code"
+    (standby / reuse.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    strays = {(standby / reuse.project_files(r).page).parent / "an-older-file.html" for r in manifest["projects"]}
+    for stray in strays:  # beside every project, kept on day three or not
+        stray.write_text("left by other code")
+    publish(three, out)
+    assert os.readlink(out).endswith("/a")
+    assert not any(stray.exists() for stray in strays)
+    assert tree(out) == days["expected"][2]

@@ -70,17 +70,27 @@ class Plan:
     reuse: set[str] = field(default_factory=set)
     own: dict[str, str] = field(default_factory=dict)
     placed: dict[str, date] = field(default_factory=dict)
+    basis: str = ""  # `site_basis`: the code (and so the files a project has) its generation is written by
 
     def manifest(self) -> dict[str, Any]:
         return {"version": MANIFEST_VERSION,
                 "projects": {r: [k, self.since[r].isoformat()] for r, k in sorted(self.keys.items())},
-                "own": dict(sorted(self.own.items()))}
+                "own": dict(sorted(self.own.items())), "basis": self.basis}
 
 
 def read_manifest(site_dir: Path) -> dict[str, tuple[str, date]]:
     """The previous site's digests and dates by project; empty when it has none or an unreadable one
     (then every file is written again: nothing is lost but time)."""
     return _read(site_dir)[0]
+
+
+def written_under(site_dir: Path) -> str | None:
+    """The `site_basis` a site's manifest says it was written under, if it has one that says so."""
+    try:
+        basis = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8")).get("basis")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return basis if isinstance(basis, str) and basis else None
 
 
 def _read(site_dir: Path) -> tuple[dict[str, tuple[str, date]], dict[str, str]]:
@@ -99,7 +109,7 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
     (unless `full`) its files when all of them are still there; one whose own digest is, its files
     but for their place."""
     before, owned = _read(previous_dir) if previous_dir is not None else ({}, {})
-    out = Plan({}, {})
+    out = Plan({}, {}, basis=basis)
     for p in site.projects:
         own = out.own[p.repo] = project_key(p, site, basis)
         key = out.keys[p.repo] = _digest(own + place_key(p, site))
@@ -127,8 +137,9 @@ def held(plan: Plan, site_dir: Path, before: dict[str, tuple[str, date]] | None 
 
 def project_folders(repos: Iterable[str]) -> dict[str, list[str]]:
     """The folders that hold `repos`' files, each to the names of those files. Of a complete
-    generation, whose manifest names every project it holds, that is all its project folders hold:
-    what pruning it need not list (`generations.prune`)."""
+    generation written by this code (`written_under`: an earlier code may have given a project
+    other files), whose manifest names every project it holds, that is all its project folders
+    hold: what pruning it need not list (`generations.prune`)."""
     out: dict[str, list[str]] = {}
     for repo in repos:
         for rel in project_files(repo):

@@ -461,15 +461,16 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     target.parent.mkdir(parents=True, exist_ok=True)
     slots = generations.prepare(target)
     with generations.locked(slots):
-        plan = reuse.plan(site, slots.live, reuse.site_basis(site, issues_url, site_url), full)
+        basis = reuse.site_basis(site, issues_url, site_url)
+        plan = reuse.plan(site, slots.live, basis, full)
         lap("plan")
         holds = reuse.read_manifest(slots.standby)
         kept = set() if full else reuse.held(plan, slots.standby, holds)
+        known = reuse.project_folders(holds) if reuse.written_under(slots.standby) == basis else None
         # The standby's manifest goes before anything of it changes: a generation has one only once it
         # is complete, so after a crash from here on nothing of it is trusted.
         (slots.standby / reuse.MANIFEST).unlink(missing_ok=True)
-        generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)},
-                          reuse.project_folders(holds))
+        generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)}, known)
         lap("prune")
         root = slots.standby
         pages = render_site(site, root, issues_url, site_url)
