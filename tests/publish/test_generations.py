@@ -274,7 +274,7 @@ def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(proj
     assert known_tree == listed_tree and known_away == listed_away
     missing = {reuse.project_files(gone).badge} if gone else set()
     assert listed_tree[1] == keep - missing  # the whole-site page and folder went too
-    assert len(listed_away) == sum(4 for r in repos) - len(missing) - len(keep - missing) + 1
+    assert len(listed_away) == 4 * len(repos) - len(missing) - len(keep - missing) + 1  # and the page
 
 
 def test_a_standby_written_by_other_code_is_pruned_by_listing_it(days: dict[str, Any], tmp_path: Path) -> None:
@@ -286,7 +286,7 @@ def test_a_standby_written_by_other_code_is_pruned_by_listing_it(days: dict[str,
     publish(two, out)
     standby = generations.home_of(out) / "a"
     manifest = json.loads((standby / reuse.MANIFEST).read_text(encoding="utf-8"))
-    assert manifest["basis"] == reuse.written_under(standby) == reuse.site_basis(one, DEFAULT_ISSUES_URL, "")
+    assert manifest["basis"] == reuse.read_written(standby)[1] == reuse.site_basis(one, DEFAULT_ISSUES_URL, "")
     manifest["basis"] = "an earlier code"
     (standby / reuse.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
     strays = {(standby / reuse.project_files(r).page).parent / "an-older-file.html" for r in manifest["projects"]}

@@ -84,31 +84,30 @@ def read_manifest(site_dir: Path) -> dict[str, tuple[str, date]]:
     return _read(site_dir)[0]
 
 
-def written_under(site_dir: Path) -> str | None:
-    """The `site_basis` a site's manifest says it was written under, if it has one that says so."""
-    try:
-        basis = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8")).get("basis")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return basis if isinstance(basis, str) and basis else None
+def read_written(site_dir: Path) -> tuple[dict[str, tuple[str, date]], str | None]:
+    """A site's digests and dates by project (as `read_manifest`), and the `site_basis` its manifest
+    says it was written under (None when it does not say)."""
+    projects, _, basis = _read(site_dir)
+    return projects, basis
 
 
-def _read(site_dir: Path) -> tuple[dict[str, tuple[str, date]], dict[str, str]]:
+def _read(site_dir: Path) -> tuple[dict[str, tuple[str, date]], dict[str, str], str | None]:
     try:
         raw = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))
         if raw.get("version") != MANIFEST_VERSION:
-            return {}, {}
+            return {}, {}, None
+        basis = raw.get("basis")
         return ({str(r): (str(v[0]), date.fromisoformat(v[1])) for r, v in raw["projects"].items()},
-                {str(r): str(k) for r, k in raw["own"].items()})
+                {str(r): str(k) for r, k in raw["own"].items()}, basis if isinstance(basis, str) and basis else None)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
-        return {}, {}
+        return {}, {}, None
 
 
 def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = False) -> Plan:
     """Digest every project; one whose digest is the previous site's keeps that site's date, and
     (unless `full`) its files when all of them are still there; one whose own digest is, its files
     but for their place."""
-    before, owned = _read(previous_dir) if previous_dir is not None else ({}, {})
+    before, owned, _ = _read(previous_dir) if previous_dir is not None else ({}, {}, None)
     out = Plan({}, {}, basis=basis)
     for p in site.projects:
         own = out.own[p.repo] = project_key(p, site, basis)
@@ -137,7 +136,7 @@ def held(plan: Plan, site_dir: Path, before: dict[str, tuple[str, date]] | None 
 
 def project_folders(repos: Iterable[str]) -> dict[str, list[str]]:
     """The folders that hold `repos`' files, each to the names of those files. Of a complete
-    generation written by this code (`written_under`: an earlier code may have given a project
+    generation written by this code (`read_written`: an earlier code may have given a project
     other files), whose manifest names every project it holds, that is all its project folders
     hold: what pruning it need not list (`generations.prune`)."""
     out: dict[str, list[str]] = {}

@@ -464,9 +464,9 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         basis = reuse.site_basis(site, issues_url, site_url)
         plan = reuse.plan(site, slots.live, basis, full)
         lap("plan")
-        holds = reuse.read_manifest(slots.standby)
+        holds, under = reuse.read_written(slots.standby)
         kept = set() if full else reuse.held(plan, slots.standby, holds)
-        known = reuse.project_folders(holds) if reuse.written_under(slots.standby) == basis else None
+        known = reuse.project_folders(holds) if under == basis else None
         # The standby's manifest goes before anything of it changes: a generation has one only once it
         # is complete, so after a crash from here on nothing of it is trusted.
         (slots.standby / reuse.MANIFEST).unlink(missing_ok=True)
