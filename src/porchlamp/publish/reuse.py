@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -127,10 +127,9 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
     return out
 
 
-def held(plan: Plan, site_dir: Path, before: dict[str, tuple[str, date]] | None = None) -> set[str]:
+def held(plan: Plan, site_dir: Path, before: Mapping[str, tuple[str, date]]) -> set[str]:
     """The projects whose files `site_dir` already holds as the plan would write them: the same
-    digest and date in its manifest (`before`, read from it unless given), and every file there."""
-    before = read_manifest(site_dir) if before is None else before
+    digest and date in its manifest (`before`: `read_written`'s projects), and every file there."""
     return {r for r, key in plan.keys.items() if before.get(r) == (key, plan.since[r]) and _whole(site_dir, r)}
 
 
