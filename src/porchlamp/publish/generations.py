@@ -119,14 +119,12 @@ def prune(root: Path, keep: set[str], known: Mapping[str, Collection[str]] | Non
 
     def walk(folder: str, prefix: str) -> None:
         names = listed.get(prefix[:-1]) if prefix else None
-        dirs: list[str] = []
-        files: Collection[str] = () if names is None else names
         if names is None:
-            found: list[str] = []
             with os.scandir(folder) as entries:
-                for entry in entries:
-                    (dirs if entry.is_dir(follow_symlinks=False) else found).append(entry.name)
-            files = found
+                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+            dirs, files = [n for n, is_dir in found if is_dir], [n for n, is_dir in found if not is_dir]
+        else:
+            dirs, files = [], list(names)
         for name in dirs:
             if prefix + name in held:
                 walk(os.path.join(folder, name), prefix + name + "/")
