@@ -1,10 +1,18 @@
 """The site in a real browser (Chromium driven by Playwright), served over HTTP from 127.0.0.1."""
 
+import json
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from browsing import follow, until
+
+from porchlamp.publish import api, load_site_data
+from porchlamp.publish.serve import SiteServer
+from porchlamp.store import Store
 
 SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "img" / "rankings.png"
 
@@ -48,10 +56,10 @@ def test_home_lists_ranked_projects(browser: Any, server: Any, published: tuple[
 def test_the_index_is_fetched_on_the_first_change_of_view_not_on_arrival(browser: Any, server: Any) -> None:
     ctx, page, _ = _page(browser)
     asked: list[str] = []
-    page.on("request", lambda r: asked.append(r.url.rsplit("/", 1)[-1]))
+    page.on("request", lambda r: asked.append(r.url.removeprefix(server.url)))
     page.goto(server.url + "rankings/default/all/page-2.html")
     _ready(page)
-    assert "rankings.json" not in asked and "search.json" not in asked
+    assert not [a for a in asked if a.startswith("data/")]
     served = [r[1] for r in _rows(page)]
     assert "page 2 of" in page.inner_text("#count") and len(served) == 50
     page.click("nav.pager >> text=previous")  # buttons from the start, moving from the page this file is
@@ -63,7 +71,121 @@ def test_the_index_is_fetched_on_the_first_change_of_view_not_on_arrival(browser
     assert [r[1] for r in _rows(page)] == served and first != served  # the same page 2 as the file itself
     page.select_option("#profile", "career")
     until(page, "document.querySelector('#rankings caption').textContent.startsWith('Career')")
-    assert asked.count("rankings.json") == 1
+    # One part of each goal holds the 300-project world's ranking (the split is tested below).
+    assert [a for a in asked if a.startswith("data/")] == ["data/v1/rankings/parts.json", "data/v1/rankings/default/part-1.json",
+                                                           "data/v1/rankings/career/part-1.json"]
+    ctx.close()
+
+
+@pytest.fixture(scope="module")
+def small_parts(published: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]]:
+    """The published site with its ranking in parts of 20 rows, served: a view needs several."""
+    site_dir = published[0]
+    out = tmp_path_factory.mktemp("parts") / "site"
+    shutil.copytree(site_dir, out)
+    v1 = out / "data" / "v1"
+    shutil.rmtree(v1 / "rankings")
+    with Store(site_dir.parent / "s.duckdb") as s:
+        site = load_site_data(s)
+    for path, part in api.ranking_parts(site, PART):
+        api.write_json(v1 / path, part)
+    with SiteServer(out, port=0) as server:
+        yield server, out
+
+
+PART = 20
+
+
+def _expected(index: dict[str, Any], profile: str, key: str = "rank", desc: bool = False, eco: str = "") -> list[str]:
+    """The order app.js shows: by `key` (absent values last), ties by the goal's rank."""
+    col = {c: i for i, c in enumerate(index["columns"])}
+    at = col[f"{profile}.{key}" if key in ("rank", "score", "tier", "delta") else key]
+    rank = col[f"{profile}.rank"]
+    rows = [r for r in index["rows"] if not eco or r[col["ecosystem"]] == eco]
+    present = sorted((r for r in rows if r[at] is not None), key=lambda r: r[rank])
+    present.sort(key=lambda r: r[at], reverse=desc)  # stable: ties stay in rank order
+    return [r[0] for r in present + sorted((r for r in rows if r[at] is None), key=lambda r: r[rank])]
+
+
+def test_a_view_in_rank_order_fetches_only_the_parts_down_to_its_page(browser: Any, small_parts: tuple[Any, Path]) -> None:
+    server, site = small_parts
+    index = json.loads((site / "data" / "v1" / "rankings.json").read_text())
+    manifest = json.loads((site / "data" / "v1" / "rankings" / "parts.json").read_text())
+    ranked = len(index["rows"])
+    assert ranked > 3 * PART and manifest["parts"] == -(-ranked // PART)  # more parts than one page needs
+    ctx, page, _ = _page(browser)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.removeprefix(server.url + "data/v1/rankings/")))
+    page.goto(server.url)
+    _ready(page)
+    page.select_option("#profile", "career")
+    until(page, "document.querySelector('#rankings caption').textContent.startsWith('Career')")
+    caption = page.inner_text("#rankings caption")
+    assert f": {ranked} projects, page 1 of {-(-ranked // 50)}" in caption
+    assert [r[1] for r in _rows(page)] == _expected(index, "career")[:50]
+    assert sorted(a for a in asked if a.startswith("career/")) == [f"career/part-{n}.json" for n in (1, 2, 3)]  # 60 rows ≥ 50
+    page.click("nav.pager >> text=next")
+    until(page, "location.hash.includes('page=2')")
+    until(page, "document.querySelector('#rankings caption').textContent.includes('page 2 of')")
+    assert [r[1] for r in _rows(page)] == _expected(index, "career")[50:100]
+    assert sorted(a for a in asked if a.startswith("career/")) == [f"career/part-{n}.json" for n in (1, 2, 3, 4, 5)]
+    # Another order needs every part of the goal; the table then equals sorting the whole index.
+    page.click("#rankings thead th[data-key='stars'] button")
+    until(page, "location.hash.includes('sort=stars')")
+    by_stars = _expected(index, "career", "stars", desc=True)
+    until(page, f"document.querySelector('#rankings tbody a').textContent === {json.dumps(by_stars[50])}")  # still page 2
+    assert [r[1] for r in _rows(page)] == by_stars[50:100]
+    assert sorted(a for a in asked if a.startswith("career/")) == sorted(f"career/part-{n}.json" for n in range(1, manifest["parts"] + 1))
+    data = [a for a in asked if not a.startswith("http")]
+    assert data.count("parts.json") == 1 and len(data) == len(set(data))  # nothing asked twice
+    ctx.close()
+
+
+def test_a_filtered_view_counts_its_pages_before_its_parts_arrive(browser: Any, small_parts: tuple[Any, Path]) -> None:
+    server, site = small_parts
+    index = json.loads((site / "data" / "v1" / "rankings.json").read_text())
+    eco = max({r[1] for r in index["rows"]}, key=lambda e: sum(1 for r in index["rows"] if r[1] == e))
+    expected = _expected(index, "first-contribution", eco=eco)
+    ctx, page, _ = _page(browser)
+    page.goto(server.url + f"#goal=first-contribution&ecosystem={eco}")
+    _ready(page)
+    assert [r[1] for r in _rows(page)] == expected[:50]
+    assert page.inner_text("#count").startswith(f"{len(expected)} ranked project")
+    page.fill("#search", expected[-1])  # a search reads every part
+    until(page, f"document.querySelectorAll('#rankings tbody tr').length === {sum(1 for r in expected if expected[-1] in r)}")
+    assert expected[-1] in [r[1] for r in _rows(page)]
+    ctx.close()
+
+
+def test_a_part_from_another_snapshot_starts_the_view_over(browser: Any, small_parts: tuple[Any, Path]) -> None:
+    """The site published again while a reader had it open: a part of the new snapshot under the old
+    manifest is not mixed in; the page asks for everything again and shows the new snapshot whole."""
+    server, site = small_parts
+    v1 = site / "data" / "v1"
+    ctx, page, _ = _page(browser)
+    page.goto(server.url)
+    _ready(page)
+    page.select_option("#profile", "systems")
+    until(page, "document.querySelector('#rankings caption').textContent.startsWith('Systems')")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url.removeprefix(server.url + "data/v1/rankings/")))
+    saved = {p: p.read_bytes() for p in (v1 / "rankings").rglob("*.json")}
+    try:
+        for p in saved:
+            data = json.loads(saved[p])
+            data["as_of"] = "2099-01-01"
+            if "part" in data and data["rows"]:
+                data["rows"][0][0] = "renamed/after-the-swap"
+            p.write_text(json.dumps(data))
+        page.click("nav.pager >> text=next")  # parts 4 and 5 arrive from the new snapshot
+        until(page, "document.querySelector('#rankings caption').textContent.includes('page 2 of')")
+        assert asked.count("parts.json") == 1 and "systems/part-1.json" in asked  # started over
+        page.click("nav.pager >> text=previous")
+        until(page, "document.querySelector('#rankings caption').textContent.includes('page 1 of')")
+        assert _rows(page)[0][1] == "renamed/after-the-swap"
+    finally:
+        for p, b in saved.items():
+            p.write_bytes(b)
     ctx.close()
 
 

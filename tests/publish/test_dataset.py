@@ -37,6 +37,49 @@ def test_json_api_follows_its_schemas(published: tuple[Path, dict[str, Any]]) ->
     jsonschema.validate(json.loads((v1 / "changes.json").read_text()), schema("changes"))
     for f in list((v1 / "shields").rglob("*.json"))[:20]:
         jsonschema.validate(json.loads(f.read_text()), schema("shields"))
+    parts = json.loads((v1 / "rankings" / "parts.json").read_text())
+    jsonschema.validate(parts, schema("rankings_parts"))
+    for f in (v1 / "rankings").rglob("part-*.json"):
+        jsonschema.validate(json.loads(f.read_text()), schema("rankings_part"))
+
+
+def _projected(index: dict[str, Any], profile: str) -> list[list[Any]]:
+    """The whole index's rows as one goal's part would hold them, in that goal's rank order."""
+    col = {c: i for i, c in enumerate(index["columns"])}
+    names = [f"{profile}.{c}" if c in ("rank", "score", "tier", "delta") else c for c in api.PART_COLUMNS]
+    return sorted(([r[col[n]] for n in names] for r in index["rows"]), key=lambda r: r[api.PART_COLUMNS.index("rank")])
+
+
+def test_the_rankings_parts_hold_the_whole_index_in_each_goals_order(published: tuple[Path, dict[str, Any]]) -> None:
+    site, report = published
+    v1 = site / "data" / "v1"
+    index = json.loads((v1 / "rankings.json").read_text())
+    manifest = json.loads((v1 / "rankings" / "parts.json").read_text())
+    ranked = report["funnel"]["ranked"]
+    assert manifest["ranked"] == ranked and manifest["parts"] == 1 and manifest["as_of"] == index["as_of"]
+    assert sum(n for _, _, n in manifest["counts"]["rows"]) == ranked
+    eco = index["rows"][0][1]
+    assert sum(n for e, _, n in manifest["counts"]["rows"] if e == eco) == sum(1 for r in index["rows"] if r[1] == eco)
+    for profile in index["profiles"]:
+        part = json.loads((v1 / manifest["files"].format(profile=profile, part=1)).read_text())
+        assert part["rows"] == _projected(index, profile)
+        assert [r[7] for r in part["rows"]] == list(range(1, ranked + 1))
+
+
+def test_the_rankings_split_into_parts_of_any_size(published: tuple[Path, dict[str, Any]]) -> None:
+    site_dir, _ = published
+    index = json.loads((site_dir / "data" / "v1" / "rankings.json").read_text())
+    with Store(site_dir.parent / "s.duckdb") as s:
+        site = load_site_data(s)
+    for size in (1, 7, len(index["rows"]) - 1, len(index["rows"]), 5000):
+        files = dict(api.ranking_parts(site, size))
+        manifest = files.pop("rankings/parts.json")
+        parts = -(-len(index["rows"]) // size)
+        assert manifest["parts"] == parts and len(files) == parts * len(index["profiles"])
+        for profile in index["profiles"]:
+            got = [files[api.PART_PATH.format(profile=profile, part=i + 1)] for i in range(parts)]
+            assert all(0 < len(p["rows"]) <= size and p["parts"] == parts for p in got)
+            assert [r for p in got for r in p["rows"]] == _projected(index, profile)
 
 
 def test_downloads(published: tuple[Path, dict[str, Any]]) -> None:

@@ -10,6 +10,8 @@ import csv
 import json
 from datetime import date
 from pathlib import Path
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -17,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from porchlamp import __version__
-from porchlamp.publish.data import Project, SiteData, project_files
+from porchlamp.publish.data import Project, SiteData, project_files, slug
 
 SCHEMA_VERSION = 1
 TIER_COLORS = {"A": "#2e7d32", "B": "#558b2f", "B (capped)": "#7c8b2f", "C": "#c77d16", "D": "#b23b3b"}
@@ -74,24 +76,61 @@ def shields_json(p: Project) -> dict[str, Any]:
     return {"schemaVersion": 1, "label": "porchlamp", "message": message, "color": SHIELDS_COLORS.get(tier or "", "lightgrey")}
 
 
+# Rows of one part of a goal's ranking (about 130 KB): the rankings page fetches the parts a view
+# needs, so changing the goal or ecosystem costs about the same at a million projects as at a thousand.
+RANK_PART_ROWS = 1000
+PART_COLUMNS = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs",
+                "rank", "score", "tier", "delta", "answered", "p90_hours", "flags"]
+PART_PATH = "rankings/{profile}/part-{part}.json"
+
+
+def _index_row(p: Project, profiles: Sequence[str]) -> list[Any]:
+    """A ranked project's row of the rankings index: its figures, then rank, score, tier and Δ
+    in each of `profiles`, then what schema 1 added."""
+    n = p.row["outside_prs"]
+    row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], round(p.row["answered"] / n, 4) if n else None,
+                      _round(p.row["median_hours"]), n]
+    for prof in profiles:
+        d = p.profiles.get(prof, {})
+        row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
+    row += [p.row["answered"], _round(p.row["p90_hours"]), p.flags]
+    return row
+
+
 def rankings_index(site: SiteData) -> dict[str, Any]:
-    """The compact index the rankings page switches profiles and filters from."""
+    """Every ranked project in every goal, in one file: the dataset's index (the rankings page
+    reads `ranking_parts` instead)."""
     profiles = list(site.settings.profiles)
     columns = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs"]
     for prof in profiles:
         columns += [f"{prof}.rank", f"{prof}.score", f"{prof}.tier", f"{prof}.delta"]
     columns += ["answered", "p90_hours", "flags"]  # added in schema 1: keys are only ever added
-    rows = []
-    for p in site.ranked("default"):
-        n = p.row["outside_prs"]
-        row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], round(p.row["answered"] / n, 4) if n else None,
-                          _round(p.row["median_hours"]), n]
-        for prof in profiles:
-            d = p.profiles.get(prof, {})
-            row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
-        row += [p.row["answered"], _round(p.row["p90_hours"]), p.flags]
-        rows.append(row)
+    rows = [_index_row(p, profiles) for p in site.ranked("default")]
     return {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "profiles": profiles, "columns": columns, "rows": rows}
+
+
+def ranking_parts(site: SiteData, part_rows: int = RANK_PART_ROWS) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path under data/v1, content) of each goal's ranking split into parts of `part_rows` rows in
+    that goal's rank order, and of the manifest that says how many there are and how many ranked
+    projects each ecosystem and language holds: a view ordered by rank needs only the parts down to
+    its page, and its count of pages is known before any part arrives."""
+    profiles = list(site.settings.profiles)
+    ranked = site.ranked("default")
+    parts = max(1, -(-len(ranked) // part_rows))
+    as_of = site.as_of.isoformat()
+    counts = Counter((p.row["ecosystem"], p.row["language"]) for p in ranked)
+    yield "rankings/parts.json", {
+        "schema_version": SCHEMA_VERSION, "as_of": as_of, "profiles": profiles, "ranked": len(ranked), "parts": parts,
+        "part_rows": part_rows, "files": PART_PATH, "columns": PART_COLUMNS,
+        "counts": {"columns": ["ecosystem", "language", "ranked"],
+                   "rows": [[eco, lang, n] for (eco, lang), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))]},
+        "names": "{profile} keeps letters, digits, '_', '-' and non-leading '.'; any other UTF-8 byte is ~xx; {part} counts from 1"}
+    for prof in profiles:
+        ordered = ranked if prof == "default" else site.ranked(prof)
+        for i in range(parts):
+            yield PART_PATH.format(profile=slug(prof), part=i + 1), {
+                "schema_version": SCHEMA_VERSION, "as_of": as_of, "profile": prof, "part": i + 1, "parts": parts,
+                "columns": PART_COLUMNS, "rows": [_index_row(p, [prof]) for p in ordered[i * part_rows:(i + 1) * part_rows]]}
 
 
 def search_index(site: SiteData) -> dict[str, Any]:
@@ -171,6 +210,16 @@ def _schemas() -> dict[str, dict[str, Any]]:
                      "required": ["schema_version", "as_of", "profiles", "columns", "rows"],
                      "properties": {"columns": {"type": "array", "items": {"type": "string"}},
                                     "rows": {"type": "array", "items": {"type": "array"}}}},
+        "rankings_parts": {"$schema": base, "title": "Porchlamp rankings in parts: the manifest", "type": "object",
+                           "required": ["schema_version", "as_of", "profiles", "ranked", "parts", "part_rows", "files", "columns", "counts"],
+                           "properties": {"ranked": {"type": "integer"}, "parts": {"type": "integer", "minimum": 1},
+                                          "part_rows": {"type": "integer", "minimum": 1}, "files": {"type": "string"},
+                                          "columns": {"type": "array", "items": {"type": "string"}},
+                                          "counts": {"type": "object", "required": ["columns", "rows"]}}},
+        "rankings_part": {"$schema": base, "title": "Porchlamp rankings: one part of a goal's ranking, in rank order", "type": "object",
+                          "required": ["schema_version", "as_of", "profile", "part", "parts", "columns", "rows"],
+                          "properties": {"part": {"type": "integer", "minimum": 1}, "columns": {"type": "array", "items": {"type": "string"}},
+                                         "rows": {"type": "array", "items": {"type": "array"}}}},
         "project": {"$schema": base, "title": "Porchlamp project", "type": "object",
                     "required": ["schema_version", "as_of", "repo", "url", "status", "kind", "reason", "profiles", "components",
                                  "evidence", "outside_prs", "excluded_prs"],
@@ -206,6 +255,8 @@ def write_dataset(out: Path, site: SiteData) -> None:
         write_json(v1 / "schema" / f"{name}.schema.json", schema)
     write_json(v1 / "report.json", site.report)
     write_json(v1 / "rankings.json", rankings_index(site))
+    for path, part in ranking_parts(site):
+        write_json(v1 / path, part)
     write_json(v1 / "search.json", search_index(site))
     if site.changes is not None:
         write_json(v1 / "changes.json", {"schema_version": SCHEMA_VERSION, **site.changes.as_json()})
@@ -213,7 +264,7 @@ def write_dataset(out: Path, site: SiteData) -> None:
     write_json(v1 / "index.json", {
         "schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "generated_by": f"porchlamp {__version__}",
         "funnel": site.report["funnel"], "projects": len(site.projects),
-        "files": {"report": "report.json", "rankings": "rankings.json", "search": "search.json", "changes": "changes.json", "project": "projects/{owner}/{name}.json",
+        "files": {"report": "report.json", "rankings": "rankings.json", "rankings_parts": "rankings/parts.json", "search": "search.json", "changes": "changes.json", "project": "projects/{owner}/{name}.json",
                   "shields": "shields/{owner}/{name}.json", "badge": "../../badges/{owner}/{name}.svg",
                   "csv": "snapshot.csv", "parquet": "snapshot.parquet", "prs_parquet": "prs.parquet", "schemas": "schema/",
                   "pages": "pages.json",

@@ -1,8 +1,10 @@
-// Rankings: switch goal, filter, search every project and sort instantly, from data/v1/rankings.json
-// (and data/v1/search.json, fetched on the first search). The view lives in the address (#goal=...),
-// checked against what exists, so a link, a reload and Back all show the same table. The page as
-// served is the view it names, so the index is fetched on the first change of view, not on arrival:
-// it grows with the snapshot (megabytes past 10,000 ranked projects) and most readers never need it.
+// Rankings: switch goal, filter, search every project and sort instantly, from the ranking split
+// into parts (data/v1/rankings/parts.json says how many; each part is 1,000 rows of one goal in rank
+// order), and data/v1/search.json, fetched on the first search. The view lives in the address
+// (#goal=...), checked against what exists, so a link, a reload and Back all show the same table.
+// The page as served is the view it names, so nothing is fetched on arrival; a view in rank order
+// fetches only the parts down to its page, and a search or another order fetches every part of its
+// goal (megabytes past 10,000 ranked projects), saying so while it waits.
 // Rows are built with textContent only: nothing from the data is ever parsed as HTML.
 (function () {
   "use strict";
@@ -10,11 +12,13 @@
   var root = (script && script.getAttribute("data-root")) || "";
   var table = document.getElementById("rankings");
   var form = document.getElementById("controls");
-  if (!table || !form || !window.fetch) { return; }
+  if (!table || !form || !window.fetch || !window.Promise) { return; }
   var PAGE = 50;
   var KEYS = ["rank", "repo", "tier", "score", "answered_share", "median_hours", "outside_prs", "ecosystem", "stars", "delta"];
   var ASCENDING = { rank: 1, repo: 1, tier: 1, ecosystem: 1, median_hours: 1 };
-  var state = null, index = null, col = {}, all = null, allCol = {}, waiting = null;
+  // manifest: parts.json; goals: goal -> {rows: its parts from the first without a gap, joined,
+  // next: the part those rows end before, arrived: parts that came early, asking: parts on their way}.
+  var state = null, manifest = null, col = {}, goals = {}, asked = 0, fresh = false, all = null, allCol = {};
   var $ = function (id) { return document.getElementById(id); };
 
   function fmtPct(x) { return x === null || x === undefined ? "–" : Math.round(x * 100) + "%"; }
@@ -26,10 +30,7 @@
   }
   function fmtDelta(d) { return d === null || d === undefined ? "–" : (d > 0 ? "+" + d : String(d)); }
   function options(id) { return Array.prototype.map.call($(id).options, function (o) { return o.value; }); }
-  function val(row, key) {
-    if (key === "rank" || key === "score" || key === "tier" || key === "delta") { return row[col[state.profile + "." + key]]; }
-    return row[col[key]];
-  }
+  function val(row, key) { return row[col[key]]; }
   // The same path segment as the publisher's slug(): letters, digits, _ and - stay, so do dots
   // after the first byte; any other UTF-8 byte becomes ~xx.
   function slug(text) {
@@ -98,24 +99,105 @@
   }
 
   // -- the table -------------------------------------------------------------------------------
-  function withIndex(then) {
-    if (index) { then(); return; }
-    if (waiting) { waiting.push(then); return; }
-    waiting = [then];
-    fetch(root + "data/v1/rankings.json").then(function (r) { return r.json(); }).then(function (data) {
-      index = data;
-      data.columns.forEach(function (c, i) { col[c] = i; });
-      var queued = waiting;
-      waiting = null;
-      queued.forEach(function (f) { f(); });
+  function getJSON(path) {
+    // After a part from another snapshot than the manifest (the site was published again while
+    // this page was open), every file is asked of the server again, not taken from the cache.
+    return fetch(root + "data/v1/" + path, fresh ? { cache: "no-cache" } : {}).then(function (r) {
+      if (!r.ok) { throw new Error(path + ": HTTP " + r.status); }
+      return r.json();
     });
   }
-  function show(focusTable) { withIndex(function () { render(focusTable); }); }
+  function partPath(goal, n) { return manifest.files.replace("{profile}", slug(goal)).replace("{part}", String(n)); }
+  function goal(name) { return goals[name] || (goals[name] = { rows: [], next: 1, arrived: {}, asking: {} }); }
+  function complete(g) { return g.next > manifest.parts; }
+  // A view in rank order from the top needs only the rows down to its page; any other needs them all.
+  function prefix() { return !state.q && state.key === "rank" && state.dir === 1; }
+  function matches(r) { return (!state.eco || r[col.ecosystem] === state.eco) && (!state.lang || r[col.language] === state.lang); }
+  function enough(g) {
+    if (complete(g)) { return true; }
+    if (!prefix()) { return false; }
+    var n = 0, want = Math.min(state.page, pagesOf(counted())) * PAGE;
+    for (var i = 0; i < g.rows.length && n < want; i++) { if (matches(g.rows[i])) { n++; } }
+    return n >= want;
+  }
+  // How many ranked projects the view's ecosystem and language hold, from the manifest's counts.
+  function counted() {
+    var n = 0;
+    manifest.counts.rows.forEach(function (c) {
+      if ((!state.eco || c[0] === state.eco) && (!state.lang || c[1] === state.lang)) { n += c[2]; }
+    });
+    return n;
+  }
+  function pagesOf(n) { return Math.max(1, Math.ceil(n / PAGE)); }
+  function ask(name, g, n) {
+    if (g.asking[n]) { return g.asking[n]; }
+    g.asking[n] = getJSON(partPath(name, n)).then(function (data) {
+      if (data.as_of !== manifest.as_of) { throw { stale: true }; }
+      g.arrived[n] = data.rows;
+      while (g.arrived[g.next]) {
+        Array.prototype.push.apply(g.rows, g.arrived[g.next]);
+        delete g.arrived[g.next];
+        g.next++;
+      }
+    }, function (err) {
+      delete g.asking[n];  // a later view asks again
+      throw err;
+    });
+    return g.asking[n];
+  }
+  function failed(err) {
+    $("count").textContent = "The ranking could not be loaded (" + (err && err.message ? err.message : "network error") +
+      "); the table shows the page as served. Reload to try again.";
+    table.removeAttribute("aria-busy");
+  }
+  // Fetch what the view needs, then `then` (dropped if another view was asked for meanwhile).
+  function gather(then) {
+    var ticket = ++asked, again = false;
+    function step() {
+      if (ticket !== asked) { return; }
+      if (!manifest) { start(); return; }
+      var name = state.profile, g = goal(name);
+      if (enough(g)) { table.removeAttribute("aria-busy"); then(); return; }
+      table.setAttribute("aria-busy", "true");
+      var wanted = [];
+      if (prefix()) {
+        wanted.push(g.next);
+      } else {
+        $("count").textContent = "Loading all " + manifest.ranked.toLocaleString("en") + " ranked projects" +
+          (state.q ? " to search them…" : " to sort them…");
+        for (var n = g.next; n <= manifest.parts; n++) { wanted.push(n); }
+      }
+      Promise.all(wanted.map(function (n) { return ask(name, g, n); })).then(step, retry);
+    }
+    function retry(err) {
+      if (ticket !== asked) { return; }  // the newer view meets the same error itself
+      if (err && err.stale && !again) {  // drop what came from the older snapshot and start over, once
+        again = fresh = true;
+        manifest = null;
+        goals = {};
+        start();
+        return;
+      }
+      failed(err && err.stale ? new Error("the site changed twice while loading") : err);
+    }
+    function start() {
+      if (manifest) { step(); return; }
+      getJSON("rankings/parts.json").then(function (data) {
+        if (!manifest) {
+          manifest = data;
+          col = {};
+          data.columns.forEach(function (c, i) { col[c] = i; });
+        }
+        step();
+      }, retry);
+    }
+    start();
+  }
+  function show(focusTable) { gather(function () { render(focusTable); }); }
   function rows() {
     var q = state.q.toLowerCase();
-    var out = index.rows.filter(function (r) {
-      return (!state.eco || r[col.ecosystem] === state.eco) && (!state.lang || r[col.language] === state.lang) &&
-             (!q || r[col.repo].toLowerCase().indexOf(q) !== -1) && val(r, "rank") !== null;
+    var out = goal(state.profile).rows.filter(function (r) {
+      return matches(r) && (!q || r[col.repo].toLowerCase().indexOf(q) !== -1);
     });
     var key = state.key, dir = state.dir;
     out.sort(function (a, b) {
@@ -129,7 +211,9 @@
   }
   function render(focusTable) {
     var list = rows();
-    var pages = Math.max(1, Math.ceil(list.length / PAGE));
+    // Without a search the count is the manifest's: in rank order only the parts down to this page are here.
+    var total = state.q ? list.length : counted();
+    var pages = pagesOf(total);
     if (state.page > pages) { state.page = pages; }
     var body = document.createElement("tbody");
     list.slice((state.page - 1) * PAGE, state.page * PAGE).forEach(function (r) {
@@ -164,9 +248,9 @@
     var labels = {};
     Array.prototype.forEach.call($("profile").options, function (o) { labels[o.value] = o.textContent; });
     table.caption.textContent = labels[state.profile] + " ranking" + (state.eco ? ", " + state.eco + " projects" : "") +
-      (state.lang ? ", " + state.lang : "") + ": " + list.length + " projects" + (pages > 1 ? ", page " + state.page + " of " + pages : "");
+      (state.lang ? ", " + state.lang : "") + ": " + total + " projects" + (pages > 1 ? ", page " + state.page + " of " + pages : "");
     table.setAttribute("data-profile", state.profile);
-    $("count").textContent = list.length + " ranked project" + (list.length === 1 ? "" : "s") + (state.q ? " match “" + state.q + "”" : "") +
+    $("count").textContent = total + " ranked project" + (total === 1 ? "" : "s") + (state.q ? " match “" + state.q + "”" : "") +
       (pages > 1 ? "; page " + state.page + " of " + pages : "");
     pager(pages);
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
@@ -177,6 +261,7 @@
       table.caption.focus({ preventScroll: true });
       table.scrollIntoView({ block: "start" });
     }
+    ready();
   }
   function pager(pages) {
     var nav = document.querySelector("nav.pager");
@@ -262,7 +347,7 @@
   state = fromAddress();
   showControls();
   if (window.location.hash.length > 1) {  // an address that names a view, perhaps not this page's
-    withIndex(function () { render(); remember(false); ready(); });
+    gather(function () { render(); remember(false); });
   } else {
     pager(parseInt(table.getAttribute("data-pages") || "1", 10));
     ready();
