@@ -17,7 +17,7 @@ from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate import evaluate_repo, templates_of
 from porchlamp.evaluate.engine import RepoResult
-from porchlamp.evaluate.ranking import profile_score
+from porchlamp.evaluate.ranking import profile_score, scores_of
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.store import Store
 
@@ -64,5 +64,5 @@ def check_repo(repo: str, client: GraphQLClient, as_of: date, settings: Settings
     if result.components:
         from dataclasses import replace
 
-        result = replace(result, profiles={p: profile_score(result.components, p, settings) for p in settings.profiles})
+        result = replace(result, profiles={p: profile_score(scores_of(result.components), p, settings) for p in settings.profiles})
     return CheckResult(result, as_of, summary.points)

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from porchlamp import gcpause, killpoints
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
-from porchlamp.evaluate.components import ComponentResult
+from porchlamp.evaluate.ranking import Scored, scores_of
 from porchlamp.evaluate.engine import Snapshot, evaluate_repo, window
 from porchlamp.evaluate.pulls import Earlier, kept_acts
 from porchlamp.evaluate.rules import Rules, load_rules
@@ -54,8 +54,8 @@ class ShardOutcome:
     repos: int
     statuses: dict[str, int]
     outside_prs: int
-    # (repo, status, outside PRs, components) of every repository that reached scoring
-    scored: tuple[tuple[str, str, int, dict[str, ComponentResult]], ...]
+    # (repo, status, outside PRs, component scores) of every repository that reached scoring
+    scored: tuple[Scored, ...]
     reused_prs: int = 0  # PR verdicts of the earlier day kept, not judged again
     judged_prs: int = 0  # PR verdicts judged
     # Repositories not judged here: they asked for timeline rows the export left out (`shards.LeftOut`)
@@ -140,7 +140,7 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
     for r in results:
         statuses[r.status] = statuses.get(r.status, 0) + 1
     return ShardOutcome(shard, len(results), statuses, sum(len(r.outside) for r in results),
-                        tuple((r.repo, r.status, len(r.outside), r.components) for r in results if r.components), reused,
+                        tuple((r.repo, r.status, len(r.outside), scores_of(r.components)) for r in results if r.components), reused,
                         sum(len(r.prs) for r in results) - reused, tuple(again))
 
 

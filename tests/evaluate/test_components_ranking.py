@@ -7,7 +7,7 @@ from porchlamp.config import Settings, settings_from_dict
 from porchlamp.evaluate import components as c
 from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.engine import window
-from porchlamp.evaluate.ranking import CAPPED, Rankable, profile_score, rank_all, tier_of
+from porchlamp.evaluate.ranking import CAPPED, Rankable, profile_score, rank_all, scores_of, tier_of
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import Dependents, Issue
 
@@ -65,8 +65,9 @@ def test_good_first_issues_really_open() -> None:
     assert c.accessibility(data(repo(has_issues=False)), [], RULES, 3).score is None
 
 
-def _comp(**scores: float | None) -> dict[str, ComponentResult]:
-    return {k: ComponentResult(k, v) for k, v in scores.items()}
+def _comp(**scores: float | None) -> dict[str, float | None]:
+    """Component scores as the ranks read them (`ranking.scores_of` of the components)."""
+    return scores_of({k: ComponentResult(k, v) for k, v in scores.items()})
 
 
 def test_profile_score_is_mean_over_measured_with_coverage() -> None:

@@ -18,7 +18,7 @@ from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.components import ComponentResult, all_components
 from porchlamp.evaluate.horizon import horizon
 from porchlamp.evaluate.pulls import Earlier, PRVerdict, judge_pulls, repo_context
-from porchlamp.evaluate.ranking import ProfileScore, profile_rows, profile_score
+from porchlamp.evaluate.ranking import ProfileScore, profile_rows, profile_score, scores_of
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.slices import ecosystem, star_bucket
 from porchlamp.evaluate.templates import TemplateIndex, build_index
@@ -118,7 +118,7 @@ def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Set
         return RepoResult(status="unrated", kind="too_few_prs", gates=tuple(done),
                           reason=f"unrated: {n} judgeable outside PRs, fewer than the {settings.unrated.min_outside_prs} a fair score needs",
                           **base, **extra)
-    cov = profile_score(comps, "default", settings).coverage
+    cov = profile_score(scores_of(comps), "default", settings).coverage
     if cov < settings.unrated.min_coverage:
         missing = sorted(c for c in settings.profiles["default"] if not comps[c].measured)
         return RepoResult(status="unrated", kind="low_coverage", gates=tuple(done),
@@ -169,7 +169,7 @@ def evaluate_snapshot(
 
 def rerank(snapshot: Snapshot, settings: Settings) -> Snapshot:
     """Scores and ranks under `settings`' profiles, without judging a single PR again."""
-    table = dict(profile_rows(((r.repo, r.status, len(r.outside), r.components) for r in snapshot.results if r.components),
+    table = dict(profile_rows(((r.repo, r.status, len(r.outside), scores_of(r.components)) for r in snapshot.results if r.components),
                               settings))
     results = tuple(replace(r, profiles=table[r.repo]) if r.repo in table else r for r in snapshot.results)
     return Snapshot(snapshot.as_of, settings, results)

@@ -15,6 +15,15 @@ from porchlamp.config import Settings, TierSettings
 from porchlamp.evaluate.components import ComponentResult
 
 CAPPED = "B (capped)"
+# What scores and ranks read of a repository's components: each one's score, None where it could not
+# be measured. The reduce over every repository holds these, not the components with their inputs
+# and reasons (7.6 KB a scored repository at 11,000).
+Scores = Mapping[str, float | None]
+
+
+def scores_of(components: Mapping[str, ComponentResult]) -> dict[str, float | None]:
+    """The scores of `components`, as scores and ranks read them."""
+    return {name: c.score for name, c in components.items()}
 
 
 @dataclass(frozen=True)
@@ -38,16 +47,17 @@ def tier_of(score: float | None, coverage: float, tiers: TierSettings) -> str | 
     return raw
 
 
-def _contributions(components: Mapping[str, ComponentResult], weights: Mapping[str, float]) -> dict[str, float]:
-    measured = {c: w for c, w in weights.items() if w > 0 and components.get(c) and components[c].measured}
+def _contributions(scores: Scores, weights: Mapping[str, float]) -> dict[str, float]:
+    measured = {c: w for c, w in weights.items() if w > 0 and scores.get(c) is not None}
     total = sum(measured.values())
     if not total:
         return {}
-    return {c: w * (components[c].score or 0.0) / total for c, w in measured.items()}
+    return {c: w * (scores[c] or 0.0) / total for c, w in measured.items()}
 
 
-def profile_score(components: Mapping[str, ComponentResult], profile: str, settings: Settings) -> ProfileScore:
-    return _score(profile, _contributions(components, settings.profiles[profile]), settings)
+def profile_score(scores: Scores, profile: str, settings: Settings) -> ProfileScore:
+    """A profile's score, coverage and tier from the component scores (`scores_of`)."""
+    return _score(profile, _contributions(scores, settings.profiles[profile]), settings)
 
 
 def _score(profile: str, contrib: Mapping[str, float], settings: Settings) -> ProfileScore:
@@ -63,14 +73,14 @@ def _score(profile: str, contrib: Mapping[str, float], settings: Settings) -> Pr
 @dataclass(frozen=True)
 class Rankable:
     repo: str
-    components: Mapping[str, ComponentResult]
+    scores: Scores
     outside_prs: int
 
 
 def rank_all(projects: Sequence[Rankable], settings: Settings) -> dict[str, dict[str, ProfileScore]]:
     """Scores, tiers, ranks, Δ rank and its explanation for every ranked project and profile."""
     # Each project's contributions by profile, computed once: its scores and what moves it both read them.
-    contribs = {name: [_contributions(p.components, weights) for p in projects] for name, weights in settings.profiles.items()}
+    contribs = {name: [_contributions(p.scores, weights) for p in projects] for name, weights in settings.profiles.items()}
     scores = {name: [_score(name, c, settings) for c in contribs[name]] for name in settings.profiles}
     ranks: dict[str, list[int]] = {}
     for name in settings.profiles:
@@ -103,13 +113,13 @@ def rank_all(projects: Sequence[Rankable], settings: Settings) -> dict[str, dict
     return out
 
 
-Scored = tuple[str, str, int, Mapping[str, ComponentResult]]  # (repo, status, outside PRs, components)
+Scored = tuple[str, str, int, Scores]  # (repo, status, outside PRs, component scores)
 
 
 def profile_rows(scored: Iterable[Scored], settings: Settings) -> Iterator[tuple[str, dict[str, ProfileScore]]]:
     """(repo, profile scores) for every scored repository in name order: ranked ones ranked
     against each other, the rest scored without a rank."""
     rows = sorted(scored, key=lambda s: s[0])
-    table = rank_all([Rankable(repo, comps, n) for repo, status, n, comps in rows if status == "ranked"], settings)
-    for repo, status, _, comps in rows:
-        yield repo, table[repo] if status == "ranked" else {p: profile_score(comps, p, settings) for p in settings.profiles}
+    table = rank_all([Rankable(repo, scores, n) for repo, status, n, scores in rows if status == "ranked"], settings)
+    for repo, status, _, scores in rows:
+        yield repo, table[repo] if status == "ranked" else {p: profile_score(scores, p, settings) for p in settings.profiles}
