@@ -401,8 +401,9 @@ def rerank_store(store: Store, as_of: date | None, settings: Settings) -> int:
     return sum(1 for r in scored if r[1] == "ranked")
 
 
-def report_from_store(store: Store, as_of: date | None = None) -> dict[str, Any]:
-    """The report of SPEC section 11 for a stored snapshot, as data."""
+def report_from_store(store: Store, as_of: date | None = None, per_project: bool = True) -> dict[str, Any]:
+    """The report of SPEC section 11 for a stored snapshot, as data (with its list of every project
+    unless not `per_project`)."""
     when = stored_as_of(store, as_of)
     projects = store.query(
         "SELECT repo, status, kind, reason, ecosystem, star_bucket, stars, judged, borderline, outside_prs, answered, "
@@ -412,6 +413,6 @@ def report_from_store(store: Store, as_of: date | None = None) -> dict[str, Any]
         "SELECT count(*) AS prs, count(DISTINCT lower(author)) AS authors FROM pr_results "
         "WHERE as_of = ? AND excluded IS NULL", [when])[0]
     hours = store.values("SELECT hours_to_response FROM pr_results WHERE as_of = ? AND excluded IS NULL", [when])
-    report = build_report(when, projects, profiles, outside["prs"], outside["authors"], hours)
+    report = build_report(when, projects, profiles, outside["prs"], outside["authors"], hours, per_project)
     report["collection_failures"] = [{"repo": e["repo"], "step": e["step"], "error": e["error"]} for e in store.collection_errors()]
     return report

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from porchlamp.publish import api, load_site_data, publish, safe_url
+from porchlamp.snapshot import report_from_store
 from porchlamp.store import Store
 
 
@@ -41,6 +42,17 @@ def test_json_api_follows_its_schemas(published: tuple[Path, dict[str, Any]]) ->
     jsonschema.validate(parts, schema("rankings_parts"))
     for f in (v1 / "rankings").rglob("part-*.json"):
         jsonschema.validate(json.loads(f.read_text()), schema("rankings_part"))
+
+
+def test_the_report_written_from_the_rows_held_equals_the_report_of_the_store(published: tuple[Path, dict[str, Any]]) -> None:
+    """Publishing holds the report without its list of every project and writes that list from the
+    projects' rows: the file equals the whole report made from the store."""
+    site, _ = published
+    with Store(site.parent / "s.duckdb") as s:
+        whole = json.loads(api.json_text(report_from_store(s)))
+    written = json.loads((site / "data" / "v1" / "report.json").read_text())
+    assert len(written["projects"]) == 300 and any(p["ranks"] and p["delta"] for p in written["projects"])
+    assert written == whole
 
 
 def _projected(index: dict[str, Any], profile: str) -> list[list[Any]]:

@@ -7,7 +7,7 @@ Keys of the JSON form are only ever added, never renamed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -32,7 +32,10 @@ def build_report(
     outside_prs: int,
     outside_authors: int,
     hours: Iterable[float | None],
+    per_project: bool = True,
 ) -> dict[str, Any]:
+    """The report's figures and, with `per_project`, its list of every project (`project_entry`),
+    which the site writes from the rows it holds instead of holding it twice."""
     funnel = {s: 0 for s in STATUS_ORDER}
     kinds: dict[str, dict[str, int]] = {s: {} for s in STATUS_ORDER}
     for p in projects:
@@ -66,10 +69,7 @@ def build_report(
         scores = [p["score"] for p in default.values() if p["tier"] == t and p["rank"] is not None]
         tiers[t] = {"projects": len(scores), "mean_score": round(sum(scores) / len(scores), 1) if scores else None,
                     "min_score": min(scores) if scores else None, "max_score": max(scores) if scores else None}
-    prof_by_repo: dict[str, dict[str, dict[str, Any]]] = {}
-    for p in profiles:
-        prof_by_repo.setdefault(p["repo"], {})[p["profile"]] = p
-    return {
+    report = {
         "as_of": as_of.isoformat(),
         "projects_total": len(projects),
         "funnel": funnel,
@@ -84,11 +84,17 @@ def build_report(
         "top100_by_stars": len(by_stars),
         "time_to_first_response": dist,
         "score_by_tier": tiers,
-        "projects": [_project(p, prof_by_repo.get(p["repo"], {})) for p in projects],
     }
+    if per_project:
+        prof_by_repo: dict[str, dict[str, Mapping[str, Any]]] = {}
+        for p in profiles:
+            prof_by_repo.setdefault(p["repo"], {})[p["profile"]] = p
+        report["projects"] = [project_entry(p, prof_by_repo.get(p["repo"], {})) for p in projects]
+    return report
 
 
-def _project(p: dict[str, Any], prof: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def project_entry(p: Mapping[str, Any], prof: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A project's entry in the report: its result row `p` with its goals' rows `prof` by name."""
     d = prof.get("default", {})
     return {
         "repo": p["repo"],

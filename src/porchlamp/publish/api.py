@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from porchlamp import __version__
+from porchlamp.evaluate.report import project_entry
 from porchlamp.publish.data import Project, SiteData, project_files, slug
 
 SCHEMA_VERSION = 1
@@ -247,13 +248,24 @@ def write_project(out: Path, p: Project, site: SiteData, as_of: date | None = No
     write_text(out / files.badge, badge_svg(p))
 
 
+def write_report(path: Path, site: SiteData) -> None:
+    """`report.json`: the report's figures, then its entry for every project (`report.project_entry`)
+    made from the rows the site holds one at a time, not held as a second list."""
+    head = json_text({k: v for k, v in site.report.items() if k != "projects"})
+    write_text(path, head[:-1] + ',"projects":[')
+    with open(path, "a", encoding="utf-8") as f:
+        for i, p in enumerate(site.projects):
+            f.write(("," if i else "") + json_text(project_entry(p.row, p.profiles)))
+        f.write("]}")
+
+
 def write_dataset(out: Path, site: SiteData) -> None:
     """Everything under data/ that covers the whole snapshot (each project's own files are
     `write_project`'s)."""
     v1 = out / "data" / "v1"
     for name, schema in _schemas().items():
         write_json(v1 / "schema" / f"{name}.schema.json", schema)
-    write_json(v1 / "report.json", site.report)
+    write_report(v1 / "report.json", site)
     write_json(v1 / "rankings.json", rankings_index(site))
     for path, part in ranking_parts(site):
         write_json(v1 / path, part)
