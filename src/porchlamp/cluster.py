@@ -27,9 +27,9 @@ import pyarrow.parquet as pq
 from porchlamp import gcpause, killpoints
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
-from porchlamp.evaluate.ranking import Scored, scores_of
 from porchlamp.evaluate.engine import Snapshot, evaluate_repo, window
 from porchlamp.evaluate.pulls import Earlier, kept_acts
+from porchlamp.evaluate.ranking import Scored, scores_of
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.templates import SightingTables, TemplateIndex, sighting_tables, sightings_of
