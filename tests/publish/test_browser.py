@@ -157,6 +157,25 @@ def test_a_filtered_view_counts_its_pages_before_its_parts_arrive(browser: Any, 
     ctx.close()
 
 
+def test_a_part_that_cannot_be_fetched_says_so_and_keeps_the_table(browser: Any, small_parts: tuple[Any, Path]) -> None:
+    server, site = small_parts
+    missing = site / "data" / "v1" / "rankings" / "ai-assisted" / "part-2.json"
+    saved = missing.read_bytes()
+    missing.unlink()
+    try:
+        ctx, page, dialogs = _page(browser)
+        page.goto(server.url)
+        _ready(page)
+        before = _rows(page)
+        page.select_option("#profile", "ai-assisted")  # its first page needs parts 1 to 3
+        until(page, "document.querySelector('#count').textContent.includes('could not be loaded')")
+        assert "part-2.json: HTTP 404" in page.inner_text("#count") and "Reload" in page.inner_text("#count")
+        assert _rows(page) == before and page.get_attribute("#rankings", "aria-busy") is None and dialogs == []
+        ctx.close()
+    finally:
+        missing.write_bytes(saved)
+
+
 def test_a_part_from_another_snapshot_starts_the_view_over(browser: Any, small_parts: tuple[Any, Path]) -> None:
     """The site published again while a reader had it open: a part of the new snapshot under the old
     manifest is not mixed in; the page asks for everything again and shows the new snapshot whole."""
