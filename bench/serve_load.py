@@ -3,8 +3,8 @@
     .venv/bin/python bench/serve_load.py SITE_DIR [--clients 200] [--seconds 30]
 
 Starts `porchlamp serve` in its own process, then N client threads fetch the home page, the
-rankings index and project pages in a loop until the time is up; prints requests per second,
-p50/p99 latency and errors as JSON. Only 127.0.0.1 is ever contacted.
+ranking parts a change of view fetches and project pages in a loop until the time is up; prints
+requests per second, p50/p99 latency and errors as JSON. Only 127.0.0.1 is ever contacted.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def run(site: Path, clients: int, seconds: float) -> dict:  # type: ignore[type-
                 break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        pages = ["", "data/v1/rankings.json", "not-ranked.html", "report.html"]
+        # What a reader asks for: pages, and the ranking parts a change of view fetches.
+        pages = ["", "data/v1/rankings/parts.json", "data/v1/rankings/default/part-1.json", "not-ranked.html", "report.html"]
         pages += [str(p.relative_to(site)) for p in sorted((site / "projects").rglob("*.html"))[:200]]
         latencies: list[float] = []
         errors: list[str] = []
