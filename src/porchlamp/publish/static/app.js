@@ -113,10 +113,12 @@
   // A view in rank order from the top needs only the rows down to its page; any other needs them all.
   function prefix() { return !state.q && state.key === "rank" && state.dir === 1; }
   function matches(r) { return (!state.eco || r[col.ecosystem] === state.eco) && (!state.lang || r[col.language] === state.lang); }
+  // In rank order: how many of the view's rows down to its page there are.
+  function wantedRows() { var c = counted(); return Math.min(Math.min(state.page, pagesOf(c)) * PAGE, c); }
   function enough(g) {
     if (complete(g)) { return true; }
     if (!prefix()) { return false; }
-    var n = 0, want = Math.min(state.page, pagesOf(counted())) * PAGE;
+    var n = 0, want = wantedRows();
     for (var i = 0; i < g.rows.length && n < want; i++) { if (matches(g.rows[i])) { n++; } }
     return n >= want;
   }
@@ -161,7 +163,12 @@
       table.setAttribute("aria-busy", "true");
       var wanted = [];
       if (prefix()) {
-        wanted.push(g.next);
+        // The parts that likely hold the rows, asked at once: a filter that keeps one project in
+        // ten needs about ten times the rows (all the parts, for one that keeps a few). If they
+        // fall short, the next part is asked until they do not.
+        var scaled = wantedRows() * manifest.ranked / Math.max(1, counted());
+        var upto = Math.min(manifest.parts, Math.max(g.next, Math.ceil(scaled / manifest.part_rows)));
+        for (var k = g.next; k <= upto; k++) { wanted.push(k); }
       } else {
         $("count").textContent = "Loading all " + manifest.ranked.toLocaleString("en") + " ranked projects" +
           (state.q ? " to search them…" : " to sort them…");
