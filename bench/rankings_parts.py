@@ -33,14 +33,15 @@ def main() -> None:
     with Store(args.store, read_only=True) as s:
         site = load_site_data(s)
     t = time.process_time()
-    whole = api.json_text(api.rankings_index(site)).encode()
+    index = api.rankings_index(site)
+    whole = api.json_text(index).encode()
     whole_cpu = time.process_time() - t
     t = time.process_time()
-    parts = {path: api.json_text(d).encode() for path, d in api.ranking_parts(site)}
+    parts = {path: api.json_text(d).encode() for path, d in api.ranking_parts(index)}
     parts_cpu = time.process_time() - t
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        for path, d in api.ranking_parts(site):
+        for path, d in api.ranking_parts(index):
             api.write_json(Path(tmp) / path, d)
         parts_wall = time.perf_counter() - t
     manifest = parts.pop("rankings/parts.json")

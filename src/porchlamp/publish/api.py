@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import json
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -83,56 +83,55 @@ def shields_json(p: Project) -> dict[str, Any]:
 RANK_PART_ROWS = 1000
 PART_COLUMNS = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs",
                 "rank", "score", "tier", "delta", "answered", "p90_hours", "flags"]
+GOAL_COLUMNS = ("rank", "score", "tier", "delta")  # a part's columns the index has once per goal
 PART_PATH = "rankings/{profile}/part-{part}.json"
-
-
-def _index_row(p: Project, profiles: Sequence[str]) -> list[Any]:
-    """A ranked project's row of the rankings index: its figures, then rank, score, tier and Δ
-    in each of `profiles`, then what schema 1 added."""
-    n = p.row["outside_prs"]
-    row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], round(p.row["answered"] / n, 4) if n else None,
-                      _round(p.row["median_hours"]), n]
-    for prof in profiles:
-        d = p.profiles.get(prof, {})
-        row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
-    row += [p.row["answered"], _round(p.row["p90_hours"]), p.flags]
-    return row
 
 
 def rankings_index(site: SiteData) -> dict[str, Any]:
     """Every ranked project in every goal, in one file: the dataset's index (the rankings page
-    reads `ranking_parts` instead)."""
+    reads it in parts, `ranking_parts`)."""
     profiles = list(site.settings.profiles)
     columns = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs"]
     for prof in profiles:
-        columns += [f"{prof}.rank", f"{prof}.score", f"{prof}.tier", f"{prof}.delta"]
+        columns += [f"{prof}.{c}" for c in GOAL_COLUMNS]
     columns += ["answered", "p90_hours", "flags"]  # added in schema 1: keys are only ever added
-    rows = [_index_row(p, profiles) for p in site.ranked("default")]
+    rows = []
+    for p in site.ranked("default"):
+        n = p.row["outside_prs"]
+        row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], round(p.row["answered"] / n, 4) if n else None,
+                          _round(p.row["median_hours"]), n]
+        for prof in profiles:
+            d = p.profiles.get(prof, {})
+            row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
+        row += [p.row["answered"], _round(p.row["p90_hours"]), p.flags]
+        rows.append(row)
     return {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "profiles": profiles, "columns": columns, "rows": rows}
 
 
-def ranking_parts(site: SiteData, part_rows: int = RANK_PART_ROWS) -> Iterator[tuple[str, dict[str, Any]]]:
+def ranking_parts(index: dict[str, Any], part_rows: int = RANK_PART_ROWS) -> Iterator[tuple[str, dict[str, Any]]]:
     """(path under data/v1, content) of each goal's ranking split into parts of `part_rows` rows in
-    that goal's rank order, and of the manifest that says how many there are and how many ranked
-    projects each ecosystem and language holds: a view ordered by rank needs only the parts down to
-    its page, and its count of pages is known before any part arrives."""
-    profiles = list(site.settings.profiles)
-    ranked = site.ranked("default")
-    parts = max(1, -(-len(ranked) // part_rows))
-    as_of = site.as_of.isoformat()
-    counts = Counter((p.row["ecosystem"], p.row["language"]) for p in ranked)
+    that goal's rank order, made from the whole `index` (`rankings_index`), and of the manifest that
+    says how many there are and how many ranked projects each ecosystem and language holds: a view
+    ordered by rank needs only the parts down to its page, and its count of pages is known before
+    any part arrives."""
+    col = {c: i for i, c in enumerate(index["columns"])}
+    rows = index["rows"]
+    parts = max(1, -(-len(rows) // part_rows))
+    counts = Counter((r[col["ecosystem"]], r[col["language"]]) for r in rows)
     yield "rankings/parts.json", {
-        "schema_version": SCHEMA_VERSION, "as_of": as_of, "profiles": profiles, "ranked": len(ranked), "parts": parts,
-        "part_rows": part_rows, "files": PART_PATH, "columns": PART_COLUMNS,
+        "schema_version": SCHEMA_VERSION, "as_of": index["as_of"], "profiles": index["profiles"], "ranked": len(rows),
+        "parts": parts, "part_rows": part_rows, "files": PART_PATH, "columns": PART_COLUMNS,
         "counts": {"columns": ["ecosystem", "language", "ranked"],
                    "rows": [[eco, lang, n] for (eco, lang), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))]},
         "names": "{profile} keeps letters, digits, '_', '-' and non-leading '.'; any other UTF-8 byte is ~xx; {part} counts from 1"}
-    for prof in profiles:
-        ordered = ranked if prof == "default" else site.ranked(prof)
+    for prof in index["profiles"]:
+        picks = [col[f"{prof}.{c}" if c in GOAL_COLUMNS else c] for c in PART_COLUMNS]
+        rank = col[f"{prof}.rank"]
+        ordered = sorted(rows, key=lambda r: r[rank])  # every ranked project has a rank in every goal (`ranking.rank_all`)
         for i in range(parts):
             yield PART_PATH.format(profile=slug(prof), part=i + 1), {
-                "schema_version": SCHEMA_VERSION, "as_of": as_of, "profile": prof, "part": i + 1, "parts": parts,
-                "columns": PART_COLUMNS, "rows": [_index_row(p, [prof]) for p in ordered[i * part_rows:(i + 1) * part_rows]]}
+                "schema_version": SCHEMA_VERSION, "as_of": index["as_of"], "profile": prof, "part": i + 1, "parts": parts,
+                "columns": PART_COLUMNS, "rows": [[r[k] for k in picks] for r in ordered[i * part_rows:(i + 1) * part_rows]]}
 
 
 def search_index(site: SiteData) -> dict[str, Any]:
@@ -267,8 +266,9 @@ def write_dataset(out: Path, site: SiteData) -> None:
     for name, schema in _schemas().items():
         write_json(v1 / "schema" / f"{name}.schema.json", schema)
     write_report(v1 / "report.json", site)
-    write_json(v1 / "rankings.json", rankings_index(site))
-    for path, part in ranking_parts(site):
+    index = rankings_index(site)
+    write_json(v1 / "rankings.json", index)
+    for path, part in ranking_parts(index):
         write_json(v1 / path, part)
     write_json(v1 / "search.json", search_index(site))
     if site.changes is not None:

@@ -78,14 +78,9 @@ class Plan:
                 "own": dict(sorted(self.own.items())), "basis": self.basis}
 
 
-def read_manifest(site_dir: Path) -> dict[str, tuple[str, date]]:
-    """The previous site's digests and dates by project; empty when it has none or an unreadable one
-    (then every file is written again: nothing is lost but time)."""
-    return _read(site_dir)[0]
-
-
 def read_written(site_dir: Path) -> tuple[dict[str, tuple[str, date]], str | None]:
-    """A site's digests and dates by project (as `read_manifest`), and the `site_basis` its manifest
+    """A site's digests and dates by project, empty when it has no manifest or an unreadable one
+    (then every file is written again: nothing is lost but time), and the `site_basis` its manifest
     says it was written under (None when it does not say)."""
     projects, _, basis = _read(site_dir)
     return projects, basis
