@@ -33,15 +33,14 @@ def main() -> None:
     with Store(args.store, read_only=True) as s:
         site = load_site_data(s)
     t = time.process_time()
-    index = api.rankings_index(site)
-    whole = api.json_text(index).encode()
+    whole = api.json_text(api.listed_json(api.rankings_index(site))).encode()
     whole_cpu = time.process_time() - t
     t = time.process_time()
-    parts = {path: api.json_text(d).encode() for path, d in api.ranking_parts(index)}
+    parts = {path: api.json_text(d).encode() for path, d in api.ranking_parts(site)}
     parts_cpu = time.process_time() - t
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        for path, d in api.ranking_parts(index):
+        for path, d in api.ranking_parts(site):
             api.write_json(Path(tmp) / path, d)
         parts_wall = time.perf_counter() - t
     manifest = parts.pop("rankings/parts.json")

@@ -87,7 +87,7 @@ def small_parts(published: tuple[Path, dict[str, Any]], tmp_path_factory: pytest
     shutil.rmtree(v1 / "rankings")
     with Store(site_dir.parent / "s.duckdb") as s:
         site = load_site_data(s)
-    for path, part in api.ranking_parts(api.rankings_index(site), PART):
+    for path, part in api.ranking_parts(site, PART):
         api.write_json(v1 / path, part)
     with SiteServer(out, port=0) as server:
         yield server, out

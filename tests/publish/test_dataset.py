@@ -84,7 +84,7 @@ def test_the_rankings_split_into_parts_of_any_size(published: tuple[Path, dict[s
     with Store(site_dir.parent / "s.duckdb") as s:
         site = load_site_data(s)
     for size in (1, 7, len(index["rows"]) - 1, len(index["rows"]), 5000):
-        files = dict(api.ranking_parts(api.rankings_index(site), size))
+        files = dict(api.ranking_parts(site, size))
         manifest = files.pop("rankings/parts.json")
         parts = -(-len(index["rows"]) // size)
         assert manifest["parts"] == parts and len(files) == parts * len(index["profiles"])

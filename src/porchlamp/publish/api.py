@@ -7,8 +7,8 @@ Keys of v1 are only ever added, never renamed or removed; `schema_version` says 
 from __future__ import annotations
 
 import csv
+import itertools
 import json
-from collections import Counter
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 from porchlamp import __version__
 from porchlamp.evaluate.report import project_entry
 from porchlamp.publish.data import Project, SiteData, project_files, slug
+from porchlamp.publish.listing import LISTING_ROWS
 
 SCHEMA_VERSION = 1
 TIER_COLORS = {"A": "#2e7d32", "B": "#558b2f", "B (capped)": "#7c8b2f", "C": "#c77d16", "D": "#b23b3b"}
@@ -87,63 +88,85 @@ GOAL_COLUMNS = ("rank", "score", "tier", "delta")  # a part's columns the index 
 PART_PATH = "rankings/{profile}/part-{part}.json"
 
 
-def rankings_index(site: SiteData) -> dict[str, Any]:
+# A whole-snapshot file as a head (every key but its last) and its last key's list, made one
+# entry at a time while it is written (`write_listed`).
+Listed = tuple[dict[str, Any], str, Iterator[Any]]
+
+
+def rankings_index(site: SiteData) -> Listed:
     """Every ranked project in every goal, in one file: the dataset's index (the rankings page
     reads it in parts, `ranking_parts`)."""
     profiles = list(site.settings.profiles)
+    head = {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "profiles": profiles,
+            "columns": _index_columns(profiles)}
+    return head, "rows", (_index_row(p, profiles) for p in site.ranked("default"))
+
+
+def _index_columns(profiles: list[str]) -> list[str]:
     columns = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs"]
     for prof in profiles:
         columns += [f"{prof}.{c}" for c in GOAL_COLUMNS]
-    columns += ["answered", "p90_hours", "flags"]  # added in schema 1: keys are only ever added
-    rows = []
-    for p in site.ranked("default"):
-        n = p.row["outside_prs"]
-        row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], round(p.row["answered"] / n, 4) if n else None,
-                          _round(p.row["median_hours"]), n]
-        for prof in profiles:
-            d = p.profiles.get(prof, {})
-            row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
-        row += [p.row["answered"], _round(p.row["p90_hours"]), p.flags]
-        rows.append(row)
-    return {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "profiles": profiles, "columns": columns, "rows": rows}
+    return columns + ["answered", "p90_hours", "flags"]  # added in schema 1: keys are only ever added
 
 
-def ranking_parts(index: dict[str, Any], part_rows: int = RANK_PART_ROWS) -> Iterator[tuple[str, dict[str, Any]]]:
+def _index_row(p: Project, profiles: list[str]) -> list[Any]:
+    n = p.row["outside_prs"]
+    row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], round(p.row["answered"] / n, 4) if n else None,
+                      _round(p.row["median_hours"]), n]
+    for prof in profiles:
+        d = p.profiles.get(prof, {})
+        row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
+    return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags]
+
+
+def ranking_parts(site: SiteData, part_rows: int = RANK_PART_ROWS) -> Iterator[tuple[str, dict[str, Any]]]:
     """(path under data/v1, content) of each goal's ranking split into parts of `part_rows` rows in
-    that goal's rank order, made from the whole `index` (`rankings_index`), and of the manifest that
+    that goal's rank order, with the index's figures (`rankings_index`), and of the manifest that
     says how many there are and how many ranked projects each ecosystem and language holds: a view
     ordered by rank needs only the parts down to its page, and its count of pages is known before
-    any part arrives."""
-    col = {c: i for i, c in enumerate(index["columns"])}
-    rows = index["rows"]
-    parts = max(1, -(-len(rows) // part_rows))
-    counts = Counter((r[col["ecosystem"]], r[col["language"]]) for r in rows)
+    any part arrives. A part's rows are made from the listing when it is written."""
+    profiles = list(site.settings.profiles)
+    columns = _index_columns(profiles)
+    col = {c: i for i, c in enumerate(columns)}
+    ranked = site.ranked("default")
+    parts = max(1, -(-len(ranked) // part_rows))
+    counts = pa.table({"ecosystem": ranked.values("ecosystem"), "language": ranked.values("language")}) \
+        .group_by(["ecosystem", "language"]).aggregate([([], "count_all")]).to_pylist()
+    as_of = site.as_of.isoformat()
     yield "rankings/parts.json", {
-        "schema_version": SCHEMA_VERSION, "as_of": index["as_of"], "profiles": index["profiles"], "ranked": len(rows),
+        "schema_version": SCHEMA_VERSION, "as_of": as_of, "profiles": profiles, "ranked": len(ranked),
         "parts": parts, "part_rows": part_rows, "files": PART_PATH, "columns": PART_COLUMNS,
         "counts": {"columns": ["ecosystem", "language", "ranked"],
-                   "rows": [[eco, lang, n] for (eco, lang), n in sorted(counts.items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))]},
+                   "rows": [[c["ecosystem"], c["language"], c["count_all"]]
+                            for c in sorted(counts, key=lambda c: (c["ecosystem"], c["language"] or ""))]},
         "names": "{profile} keeps letters, digits, '_', '-' and non-leading '.'; any other UTF-8 byte is ~xx; {part} counts from 1"}
-    for prof in index["profiles"]:
+    for prof in profiles:
         picks = [col[f"{prof}.{c}" if c in GOAL_COLUMNS else c] for c in PART_COLUMNS]
-        rank = col[f"{prof}.rank"]
-        ordered = sorted(rows, key=lambda r: r[rank])  # every ranked project has a rank in every goal (`ranking.rank_all`)
+        ordered = site.ranked(prof)  # the projects ranked by default: every one has a rank in every goal (`ranking.rank_all`)
         for i in range(parts):
+            rows = (_index_row(p, profiles) for p in ordered[i * part_rows:(i + 1) * part_rows])
             yield PART_PATH.format(profile=slug(prof), part=i + 1), {
-                "schema_version": SCHEMA_VERSION, "as_of": index["as_of"], "profile": prof, "part": i + 1, "parts": parts,
-                "columns": PART_COLUMNS, "rows": [[r[k] for k in picks] for r in ordered[i * part_rows:(i + 1) * part_rows]]}
+                "schema_version": SCHEMA_VERSION, "as_of": as_of, "profile": prof, "part": i + 1, "parts": parts,
+                "columns": PART_COLUMNS, "rows": [[r[k] for k in picks] for r in rows]}
 
 
-def search_index(site: SiteData) -> dict[str, Any]:
+def search_index(site: SiteData) -> Listed:
     """Every project, ranked or not, for the one search box: its status in plain words and, for a
     ranked one, its default rank and tier. Loaded only when someone searches."""
-    columns = ["repo", "status", "words", "counts", "rank", "tier", "stars"]
-    rows = []
-    for p in sorted(site.projects, key=lambda p: p.repo.lower()):
+    def row(p: Project) -> list[Any]:
         d = p.profiles.get("default", {}) if p.status == "ranked" else {}
         counts = p.counts(site.settings.window.response_days) if p.row["outside_prs"] and p.status in ("black_hole", "unrated") else ""
-        rows.append([p.repo, p.status, p.words, counts, d.get("rank"), d.get("tier"), p.row["stars"]])
-    return {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(), "columns": columns, "rows": rows}
+        return [p.repo, p.status, p.words, counts, d.get("rank"), d.get("tier"), p.row["stars"]]
+
+    head = {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(),
+            "columns": ["repo", "status", "words", "counts", "rank", "tier", "stars"]}
+    return head, "rows", (row(p) for p in site.listing.by_name())
+
+
+def listed_json(listed: Listed) -> dict[str, Any]:
+    """A whole-snapshot file's content held whole, as `write_listed` writes it."""
+    head, key, items = listed
+    return {**head, key: list(items)}
 
 
 def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[str, Any]:
@@ -248,15 +271,23 @@ def write_project(out: Path, p: Project, site: SiteData, as_of: date | None = No
     write_text(out / files.badge, badge_svg(p))
 
 
+def write_listed(path: Path, listed: Listed) -> None:
+    """A whole-snapshot file written one entry of its list at a time, never held whole: the same
+    text as `write_json(path, listed_json(listed))`."""
+    head, key, items = listed
+    text = json_text({**{k: v for k, v in head.items() if k != key}, key: []})
+    write_text(path, text[:-2])  # up to the list's opening bracket
+    with open(path, "a", encoding="utf-8") as f:
+        for i, item in enumerate(items):
+            f.write(("," if i else "") + json_text(item))
+        f.write("]}")
+
+
 def write_report(path: Path, site: SiteData) -> None:
     """`report.json`: the report's figures, then its entry for every project (`report.project_entry`)
-    made from the rows the site holds one at a time, not held as a second list."""
-    head = json_text({k: v for k, v in site.report.items() if k != "projects"})
-    write_text(path, head[:-1] + ',"projects":[')
-    with open(path, "a", encoding="utf-8") as f:
-        for i, p in enumerate(site.projects):
-            f.write(("," if i else "") + json_text(project_entry(p.row, p.profiles)))
-        f.write("]}")
+    made from the listing one at a time."""
+    write_listed(path, ({k: v for k, v in site.report.items() if k != "projects"}, "projects",
+                        (project_entry(p.row, p.profiles) for p in site.projects)))
 
 
 def write_dataset(out: Path, site: SiteData) -> None:
@@ -266,11 +297,10 @@ def write_dataset(out: Path, site: SiteData) -> None:
     for name, schema in _schemas().items():
         write_json(v1 / "schema" / f"{name}.schema.json", schema)
     write_report(v1 / "report.json", site)
-    index = rankings_index(site)
-    write_json(v1 / "rankings.json", index)
-    for path, part in ranking_parts(index):
+    write_listed(v1 / "rankings.json", rankings_index(site))
+    for path, part in ranking_parts(site):
         write_json(v1 / path, part)
-    write_json(v1 / "search.json", search_index(site))
+    write_listed(v1 / "search.json", search_index(site))
     if site.changes is not None:
         write_json(v1 / "changes.json", {"schema_version": SCHEMA_VERSION, **site.changes.as_json()})
     _tables(v1, site)
@@ -287,23 +317,31 @@ def write_dataset(out: Path, site: SiteData) -> None:
 
 def _tables(v1: Path, site: SiteData) -> None:
     profiles = list(site.settings.profiles)
-    header = ["repo", "status", "kind", "reason", "ecosystem", "language", "stars", "outside_prs", "answered", "closed_silently",
-              "unanswered", "tier", "score", "coverage"] + [f"rank_{p}" for p in profiles] + [f"delta_{p}" for p in profiles] \
-        + ["median_hours", "p90_hours"]
-    rows = []
-    for p in site.projects:
+    text, whole, counts = pa.string(), pa.float64(), pa.int64()
+    schema = pa.schema([(c, text) for c in ("repo", "status", "kind", "reason", "ecosystem", "language")]
+                       + [(c, counts) for c in ("stars", "outside_prs", "answered", "closed_silently", "unanswered")]
+                       + [("tier", text), ("score", whole), ("coverage", whole)]
+                       + [(f"rank_{p}", counts) for p in profiles] + [(f"delta_{p}", counts) for p in profiles]
+                       + [("median_hours", whole), ("p90_hours", whole)])
+
+    def row(p: Project) -> list[Any]:
         d = p.profiles.get("default", {})
         ranked = p.status == "ranked"
-        rows.append([p.repo, p.status, p.row["kind"], p.row["reason"], p.row["ecosystem"], p.row["language"], p.row["stars"],
-                     p.row["outside_prs"], p.row["answered"], p.row["closed_silently"], p.row["unanswered"],
-                     d.get("tier") if ranked else None, d.get("score") if ranked else None, d.get("coverage")]
-                    + [p.profiles.get(x, {}).get("rank") for x in profiles] + [p.profiles.get(x, {}).get("delta") for x in profiles]
-                    + [p.row["median_hours"], p.row["p90_hours"]])
-    with open(v1 / "snapshot.csv", "w", newline="", encoding="utf-8") as f:
+        return ([p.repo, p.status, p.row["kind"], p.row["reason"], p.row["ecosystem"], p.row["language"], p.row["stars"],
+                 p.row["outside_prs"], p.row["answered"], p.row["closed_silently"], p.row["unanswered"],
+                 d.get("tier") if ranked else None, d.get("score") if ranked else None, d.get("coverage")]
+                + [p.profiles.get(x, {}).get("rank") for x in profiles] + [p.profiles.get(x, {}).get("delta") for x in profiles]
+                + [p.row["median_hours"], p.row["p90_hours"]])
+
+    # A batch of the listing at a time, to both files: neither table is ever held whole.
+    projects = iter(site.projects)
+    with open(v1 / "snapshot.csv", "w", newline="", encoding="utf-8") as f, \
+            pq.ParquetWriter(v1 / "snapshot.parquet", schema) as table:
         w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
-    pq.write_table(pa.table({h: [r[i] for r in rows] for i, h in enumerate(header)}), v1 / "snapshot.parquet")
+        w.writerow(schema.names)
+        while rows := [row(p) for p in itertools.islice(projects, LISTING_ROWS)]:
+            w.writerows(rows)
+            table.write_table(pa.Table.from_pydict({c: [r[i] for r in rows] for i, c in enumerate(schema.names)}, schema=schema))
     pr_cols = ["repo", "number", "author", "created_at", "clock_start", "excluded", "outcome", "response_kind", "response_actor",
                "response_at", "hours_to_response", "first_timer", "merged"]
     # Batch by batch from the snapshot's PR file: the dataset's largest table never sits in memory whole.

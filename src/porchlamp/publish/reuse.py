@@ -45,7 +45,7 @@ def project_key(p: Project, site: SiteData, basis: str) -> str:
     """A digest of everything a project's files are made from but its place: its rows in the four
     result tables (by their stored digest: result row, goals, components, PRs) and links. Nothing
     of it needs the project read whole."""
-    data: list[Any] = [basis, p.repo, site.digests.get(p.repo), p.homepage, list(p.topics)]
+    data: list[Any] = [basis, p.repo, p.digest, p.homepage, list(p.topics)]
     return _digest(json.dumps(data, sort_keys=True, default=str, ensure_ascii=False))
 
 
@@ -53,7 +53,7 @@ def place_key(p: Project, site: SiteData) -> str:
     """A digest of a project's place (`publish.place`): its goals' ranks, moves and explanations, and
     its change since the previous snapshot."""
     since = site.changes.previous if p.change is not None and site.changes is not None else None
-    data = [site.places.get(p.repo), None if p.change is None else [p.change.kind, p.change.words], since]
+    data = [p.place, None if p.change is None else [p.change.kind, p.change.words], since]
     return _digest(json.dumps(data, default=str, ensure_ascii=False))
 
 

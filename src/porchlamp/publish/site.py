@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from collections.abc import Callable, Mapping, Sequence, Set as AbstractSet
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from datetime import date
 from importlib import resources
@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from jinja2.filters import do_truncate
 from markupsafe import Markup
@@ -33,6 +35,7 @@ from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
 from porchlamp.publish.data import Project, SiteData, project_files, safe_url, slug, start_issues
+from porchlamp.publish.listing import LISTING_ROWS, Listing, View
 
 PAGE_SIZE = 50
 # Rows on a page of the not-ranked and A–Z lists (about 100 KB): at 100,000 repositories one page of
@@ -58,7 +61,11 @@ class PublishSummary:
 
 
 def project_href(p: Project) -> str:
-    return project_files(p.repo).page
+    return repo_href(p.repo)
+
+
+def repo_href(repo: str) -> str:
+    return project_files(repo).page
 
 
 def rank_href(profile: str, eco: str | None, page: int) -> str:
@@ -109,7 +116,7 @@ def environment() -> Environment:
         "day": lambda t: t.strftime("%Y-%m-%d") if t else "–",
     })
     env.globals.update({
-        "project_href": project_href, "rank_href": rank_href, "slug": slug, "profile_labels": PROFILE_LABELS,
+        "project_href": project_href, "repo_href": repo_href, "rank_href": rank_href, "slug": slug, "profile_labels": PROFILE_LABELS,
         "status_labels": words.STATUS_LABELS, "short_status": words.SHORT_STATUS, "kind_label": words.kind_label,
         "checks": words.CHECKS, "funnel_rows": FUNNEL_ROWS, "tier_words": words.TIER_WORDS,
         "component_labels": words.COMPONENT_LABELS, "component_words": words.COMPONENT_WORDS, "input_lines": words.input_lines,
@@ -223,6 +230,13 @@ def letter_of(repo: str) -> str:
     return c if "a" <= c <= "z" else "0-9" if c.isdigit() else "other"
 
 
+def letters_of(projects: View) -> pa.Array:
+    """`letter_of` each project of `projects`, in its order, made a batch of names at a time."""
+    names = projects.values("repo")
+    return pa.concat_arrays([pa.array([letter_of(r) for r in names.slice(i, LISTING_ROWS).to_pylist()], pa.string())
+                             for i in range(0, len(names), LISTING_ROWS)] or [pa.array([], pa.string())])
+
+
 def report_sums(report: dict[str, Any]) -> dict[str, int]:
     """The report's totals so that they add up to the funnel: stopped by a check, undecided, judged
     (black holes and answering) and not judged (ranked on few PRs or unrated)."""
@@ -253,7 +267,7 @@ class _Writer:
         api.write_text(self.root / rel, self.render(rel, template, **ctx))
         self.pages += 1
 
-    def pages_of(self, first: str, rows: list[Project], template: str, **ctx: Any) -> None:
+    def pages_of(self, first: str, rows: Sequence[Project], template: str, **ctx: Any) -> None:
         """A list in pages of LIST_PAGE rows, the first at `first`, each linked to its neighbours."""
         pages = max(1, -(-len(rows) // LIST_PAGE))
         for page in range(1, pages + 1):
@@ -268,30 +282,29 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     many. Each project's own page is `write_projects`'."""
     env = environment()
     ranked_default = site.ranked("default")
-    ecosystems = sorted({p.row["ecosystem"] for p in ranked_default})
-    languages = sorted({p.row["language"] for p in ranked_default if p.row["language"]})
+    ecosystems = sorted(pc.unique(ranked_default.values("ecosystem")).to_pylist())
+    languages = sorted(lang for lang in pc.unique(ranked_default.values("language")).to_pylist() if lang)
     common = {**_project_common(site), "as_of": site.as_of, "page_as_of": site.as_of, "report": site.report,
               "ecosystems": ecosystems, "languages": languages}
     profiles = common["profiles"]
     w = _Writer(out, env, common)
+    # Each listing is a view of the listing file in its order: a page makes only its own rows.
     for profile in profiles:
         ordered = site.ranked(profile)
         for eco in [None, *ecosystems]:
-            rows = [p for p in ordered if eco is None or p.row["ecosystem"] == eco]
+            rows = ordered if eco is None else ordered.where("ecosystem", eco)
             pages = max(1, -(-len(rows) // PAGE_SIZE))
             for page in range(1, pages + 1):
                 w.page(rank_href(profile, eco, page), "rankings.html", profile=profile, eco=eco, page=page, pages=pages,
                        total=len(rows), rows=rows[(page - 1) * PAGE_SIZE: page * PAGE_SIZE])
-    not_ranked = [p for p in site.projects if p.status != "ranked"]
-    not_ranked.sort(key=lambda p: (NOT_RANKED_ORDER.index(p.status) if p.status in NOT_RANKED_ORDER else 99, -p.row["stars"], p.repo))
+    not_ranked = site.listing.not_ranked(NOT_RANKED_ORDER)
     w.pages_of("not-ranked.html", not_ranked, "not_ranked.html", status=None)
     for status in NOT_RANKED_ORDER:
-        w.pages_of(f"not-ranked/{status}.html", [p for p in not_ranked if p.status == status], "not_ranked.html", status=status)
-    by_letter: dict[str, list[Project]] = {key: [] for key, _ in LETTERS}
-    for p in sorted(site.projects, key=lambda p: p.repo.lower()):
-        by_letter[letter_of(p.repo)].append(p)
+        w.pages_of(f"not-ranked/{status}.html", not_ranked.where("status", status), "not_ranked.html", status=status)
+    by_name = site.listing.by_name()
+    letters = letters_of(by_name)
     for key, label in LETTERS:
-        w.pages_of(f"all/{key}.html", by_letter[key], "az.html", letter=key, letter_label=label, letters=LETTERS,
+        w.pages_of(f"all/{key}.html", by_name.subset(pc.equal(letters, key)), "az.html", letter=key, letter_label=label, letters=LETTERS,
                    all_total=len(site.projects))
     charts = out / "charts"
     charts.mkdir(parents=True, exist_ok=True)
@@ -304,7 +317,7 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
         w.page(f"start/{slug(eco)}.html", "start.html", issues=start_issues(site, eco), eco=eco, start_ecosystems=start_ecos,
                start_languages=start_langs)
     w.page("changes.html", "changes.html", changes=site.changes, change_kinds=KINDS, change_titles=KIND_TITLES,
-           change_limit=CHANGE_LIMIT, by_repo=site.by_repo())
+           change_limit=CHANGE_LIMIT)
     w.page("report.html", "report.html", sums=report_sums(site.report))
     w.page("method.html", "method.html", transforms=(components_mod.__doc__ or "").strip())
     w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION, rank_part_rows=api.RANK_PART_ROWS)
@@ -340,15 +353,15 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
     placed = {r: d for r, d in plan.placed.items() if r not in done} if previous is not None else {}
     if progress and done:
         progress(len(done))
-    todo = [p for p in site.projects if p.repo not in done]
+    todo = (p for p in site.projects if p.repo not in done)  # made as the parts are handed out
     # A project given its place costs about a third of one written whole.
-    if workers > 1 and len(todo) - len(placed) * 2 // 3 >= PARALLEL_FROM:
+    if workers > 1 and len(site.projects) - len(done) - len(placed) * 2 // 3 >= PARALLEL_FROM:
         # The unchanged projects are linked while the writing processes start and write.
         written, given = _write_in_parts(site, out, todo, plan.since, issues_url, site_url, progress, workers, placed, previous,
                                          meanwhile=carry)
     else:
         carry()
-        written, given = _write_part(_part(site, todo), out, plan.since, issues_url, site_url, progress, placed, previous)
+        written, given = _write_part(_part(site, None), out, plan.since, issues_url, site_url, progress, placed, previous, done)
     return written + len(done), given
 
 
@@ -357,10 +370,11 @@ PARALLEL_FROM = 1_000
 PART = 200
 
 
-def _part(site: SiteData, projects: list[Project]) -> SiteData:
-    """What writing these projects' files needs of the snapshot, small enough to hand to a process."""
+def _part(site: SiteData, projects: list[Project] | None) -> SiteData:
+    """What writing these projects' files (all of them: None) needs of the snapshot, small enough
+    to hand to a process when they are a part."""
     changes = None if site.changes is None else Changes(site.changes.as_of, site.changes.previous)
-    return replace(site, report={}, projects=projects, changes=changes, digests={}, places={})
+    return replace(site, report={}, projects=site.projects if projects is None else projects, changes=changes)
 
 
 def project_context(p: Project, page_as_of: date, previous: date | None, issues_url: str, site_url: str) -> dict[str, Any]:
@@ -372,10 +386,10 @@ def project_context(p: Project, page_as_of: date, previous: date | None, issues_
 
 def _write_part(site: SiteData, out: Path, since: dict[str, date], issues_url: str, site_url: str,
                 progress: Callable[[int], None] | None = None, placed: Mapping[str, date] | None = None,
-                previous_dir: Path | None = None) -> tuple[int, int]:
-    """The files of every project of `site`: those of `placed` (with the date their files show in
-    `previous_dir`) given their place in those files (`place`), unless they are not the template's;
-    the rest written whole. Returns (the pages, how many were given their place)."""
+                previous_dir: Path | None = None, skip: AbstractSet[str] = frozenset()) -> tuple[int, int]:
+    """The files of every project of `site` but those in `skip`: those of `placed` (with the date
+    their files show in `previous_dir`) given their place in those files (`place`), unless they are
+    not the template's; the rest written whole. Returns (the pages, how many were given their place)."""
     env, common = environment(), _project_common(site)
     given: set[str] = set()
     if placed and previous_dir is not None:
@@ -384,7 +398,10 @@ def _write_part(site: SiteData, out: Path, since: dict[str, date], issues_url: s
             progress(len(given))
     w = _Writer(out, env, common)
     previous = site.changes.previous if site.changes else None
-    for p in site.detailed(only=[p.repo for p in site.projects if p.repo not in given]):
+    skip = given | skip
+    # A part names its projects, so that the detail files' other row groups go unread.
+    only = None if isinstance(site.projects, Listing) else [p.repo for p in site.projects if p.repo not in skip]
+    for p in site.detailed(only=only, skip=skip):
         w.page(project_href(p), "project.html", **project_context(p, since[p.repo], previous, issues_url, site_url))
         api.write_project(out, p, site, since[p.repo])
         if progress:
@@ -392,7 +409,7 @@ def _write_part(site: SiteData, out: Path, since: dict[str, date], issues_url: s
     return w.pages + len(given), len(given)
 
 
-def _write_in_parts(site: SiteData, out: Path, todo: list[Project], since: dict[str, date], issues_url: str,
+def _write_in_parts(site: SiteData, out: Path, todo: Iterator[Project], since: dict[str, date], issues_url: str,
                     site_url: str, progress: Callable[[int], None] | None, workers: int,
                     placed: Mapping[str, date] | None = None, previous_dir: Path | None = None,
                     meanwhile: Callable[[], None] | None = None) -> tuple[int, int]:
@@ -401,7 +418,7 @@ def _write_in_parts(site: SiteData, out: Path, todo: list[Project], since: dict[
     so what waits to be written is never the whole snapshot. As `_write_part`; `meanwhile` is run
     here once the first parts are handed out."""
     placed = placed or {}
-    parts = iter([todo[i:i + PART] for i in range(0, len(todo), PART)])
+    parts = iter(lambda: list(itertools.islice(todo, PART)), [])
     pages = given = 0
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_exit_with,
                              initargs=(os.getpid(),)) as pool:

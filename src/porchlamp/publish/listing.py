@@ -1,0 +1,232 @@
+"""Every project's listed figures (what the whole-snapshot pages and files read) in an Arrow file
+read memory-mapped, handed out as `Project`s a batch at a time, in name order or a listing's own.
+
+Held as objects, a project cost publishing 2.3 KB (2.3 GB at a million); here it is columns in a
+file whose pages the operating system may drop, and each listing (a goal's ranking, not ranked,
+A–Z) is an array of positions, sorted by Arrow: a few bytes a project.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from porchlamp.columns import pydict
+from porchlamp.publish.changes import Change
+from porchlamp.publish.project import Project, Row
+from porchlamp.store import Store
+
+# What the whole-snapshot pages and files read of a project's result row. The rest (its evidence
+# above all: 4 KB a project) is read with the project's own files (`SiteData.detailed`).
+LIST_COLUMNS = ("repo", "status", "kind", "reason", "ecosystem", "language", "stars", "judged", "borderline", "review_happens",
+                "outside_prs", "answered", "closed_silently", "unanswered", "median_hours", "p90_hours")
+# A goal's row as a project holds it (`Project.profiles`), and the values of it the listing keeps.
+GOAL_ROW = ("repo", "profile", "score", "coverage", "tier", "rank", "delta")
+GOAL_VALUES = GOAL_ROW[2:]
+# Projects made at once from the file; and made projects kept for the next listing that asks for
+# them (oldest dropped first): a publish walks every project about a dozen times, in five orders,
+# and making one costs about 14 µs. Kept, they hold about 2.3 KB each: 75 MB at most.
+LISTING_ROWS = 4096
+KEPT_PROJECTS = 32_768
+
+
+def _goal(k: int, column: str) -> str:
+    return f"g{k}_{column}"  # by position: a goal's name is the operator's, never part of SQL
+
+
+def export_listing(store: Store, when: Any, profiles: Sequence[str], digests: str, path: Path) -> Path:
+    """Write the snapshot's listing to `path`: a row per project in name order, its result row's
+    LIST_COLUMNS, links, good first issues (as JSON text), digests (`digests`: a query over `$1`
+    giving repo, own and place) and for each of `profiles` whether it has that goal and its values.
+    Streamed from DuckDB batch by batch: nothing of it is held here."""
+    goals = ", ".join(
+        f"bool_or(profile = ${k + 2}) AS {_goal(k, 'present')}, "
+        + ", ".join(f"any_value({c}) FILTER (WHERE profile = ${k + 2}) AS {_goal(k, c)}" for c in GOAL_VALUES)
+        for k in range(len(profiles)))
+    goal_columns = ", ".join(f"g.{_goal(k, c)}" for k in range(len(profiles)) for c in ("present", *GOAL_VALUES))
+    sql = (f"SELECT {', '.join(f'r.{c}' for c in LIST_COLUMNS)}, m.homepage_url AS homepage, m.topics, a.issues, "
+           f"d.own, d.place{', ' + goal_columns if profiles else ''} FROM results r "
+           "LEFT JOIN repositories m ON m.name_with_owner = r.repo "
+           "LEFT JOIN (SELECT repo, json_extract(inputs, '$.good_first_issues')::VARCHAR AS issues FROM component_results "
+           "WHERE as_of = $1 AND component = 'accessibility') a USING (repo) "
+           f"LEFT JOIN {digests} d USING (repo) "
+           + (f"LEFT JOIN (SELECT repo, {goals} FROM profile_results WHERE as_of = $1 GROUP BY repo) g USING (repo) " if profiles else "")
+           + "WHERE r.as_of = $1 ORDER BY r.repo")
+    with store.small_budget():
+        # A relation's reader streams; one over an executed result copies its rows first.
+        rows = store.conn.sql(sql, params=[when, *profiles])
+        reader = rows.to_arrow_reader(LISTING_ROWS) if hasattr(rows, "to_arrow_reader") else rows.fetch_arrow_reader(LISTING_ROWS)
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, reader.schema) as out:
+            for batch in reader:
+                out.write_batch(batch)
+    return path
+
+
+class Listing(Sequence[Project]):
+    """The listing file (`export_listing`) as a sequence of `Project`s in name order, each made when
+    reached and dropped once the caller moves on; `ranked`, `by_name` and `not_ranked` give the
+    other orders the site lists projects in."""
+
+    def __init__(self, path: Path, profiles: Sequence[str], changes: Mapping[str, Change]) -> None:
+        self._table = pa.ipc.open_file(pa.memory_map(str(path))).read_all()  # no copy: the file's pages
+        self._batches = self._table.to_batches()
+        self._starts = np.cumsum([0] + [b.num_rows for b in self._batches])
+        self._kept: OrderedDict[int, Project] = OrderedDict()
+        self.profiles = list(profiles)
+        self._changes = changes
+        self._row_names = {c: i for i, c in enumerate(LIST_COLUMNS)}
+        self._goal_names = {c: i for i, c in enumerate(GOAL_ROW)}
+
+    def __len__(self) -> int:
+        return self._table.num_rows
+
+    def __iter__(self) -> Iterator[Project]:
+        return iter(self.all())
+
+    @overload
+    def __getitem__(self, i: int) -> Project: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Project]: ...
+
+    def __getitem__(self, i: int | slice) -> Project | list[Project]:
+        return self.all()[i]
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        return self._table.column(name)
+
+    def view(self, positions: pa.Array) -> View:
+        return View(self, positions)
+
+    def all(self) -> View:
+        return self.view(pa.array(range(len(self)), pa.int64()))
+
+    def ranked(self, profile: str) -> View:
+        """The projects ranked in `profile`, by their rank there (name order among equals)."""
+        if profile not in self.profiles:
+            return self.view(pa.array([], pa.int64()))
+        rank = self.column(_goal(self.profiles.index(profile), "rank"))
+        keep = pc.and_(pc.equal(self.column("status"), "ranked"), pc.not_equal(pc.fill_null(rank, 0), 0))
+        return self._sorted(keep, [(rank, "ascending")])
+
+    def by_name(self) -> View:
+        """Every project by its name without regard to case (as `str.lower` orders them)."""
+        repo = self.column("repo")
+        if pc.all(pc.string_is_ascii(repo)).as_py() is not False:  # Arrow lowers ASCII exactly as Python does
+            return self._sorted(None, [(pc.ascii_lower(repo), "ascending")])
+        names = repo.to_pylist()
+        return self.view(pa.array(sorted(range(len(names)), key=lambda i: names[i].lower()), pa.int64()))
+
+    def not_ranked(self, order: Sequence[str]) -> View:
+        """The projects not ranked, by their status in `order` (others last), most stars first, then name."""
+        status = self.column("status")
+        first = pc.fill_null(pc.index_in(status, value_set=pa.array(list(order), pa.string())), 99)
+        return self._sorted(pc.not_equal(status, "ranked"),
+                            [(first, "ascending"), (self.column("stars"), "descending"), (self.column("repo"), "ascending")])
+
+    def _sorted(self, keep: pa.ChunkedArray | None, keys: list[tuple[pa.ChunkedArray, str]]) -> View:
+        # Arrow's sort is stable, as Python's is: equal keys stay in name order.
+        table = pa.table({f"k{i}": column for i, (column, _) in enumerate(keys)})
+        positions = pa.array(range(len(self)), pa.int64())
+        if keep is not None:
+            mask = pc.fill_null(keep, False)
+            table, positions = table.filter(mask), pc.filter(positions, mask)
+        order = pc.sort_indices(table, sort_keys=[(f"k{i}", how) for i, (_, how) in enumerate(keys)])
+        return self.view(pc.take(positions, order))
+
+    def _made(self, part: pa.Table | pa.RecordBatch) -> Iterator[Project]:
+        cols = pydict(part)
+        repos = cols["repo"]
+        goals = [(name, cols[_goal(k, "present")],
+                  list(zip(repos, itertools.repeat(name), *(cols[_goal(k, c)] for c in GOAL_VALUES))))
+                 for k, name in enumerate(self.profiles)]
+        homepage, topics, issues, own, place = (cols[c] for c in ("homepage", "topics", "issues", "own", "place"))
+        names, goal_names, changes = self._row_names, self._goal_names, self._changes
+        for i, values in enumerate(zip(*(cols[c] for c in LIST_COLUMNS))):
+            repo = values[0]
+            yield Project(repo, Row(names, values), {name: Row(goal_names, rows[i]) for name, present, rows in goals if present[i]},
+                          homepage_url=homepage[i], topics=tuple(topics[i] or ()), change=changes.get(repo),
+                          issues_json=issues[i], digest=own[i], place=place[i])
+
+    def _projects(self, positions: pa.Array) -> list[Project]:
+        """The projects at `positions` (at most LISTING_ROWS), those kept from before as they are."""
+        at = positions.to_pylist()
+        kept = self._kept
+        missing = [i for i in at if i not in kept]
+        if missing:
+            while kept and len(kept) + len(missing) > KEPT_PROJECTS:
+                kept.popitem(last=False)
+            kept.update(zip(missing, self._made(self._at(pa.array(missing, pa.int64())))))
+        return [kept[i] for i in at]
+
+    def _at(self, positions: pa.Array) -> pa.Table:
+        """The listing's rows at `positions`, in their order. Arrow's own take over the file's many
+        batches joins each column whole first (a millisecond a page at 11,000 projects): each batch
+        gives its rows here, which are then put back in order."""
+        at = positions.to_numpy(zero_copy_only=False)
+        batch = np.searchsorted(self._starts, at, side="right") - 1
+        firsts = np.unique(batch)
+        if not len(firsts):
+            return self._table.slice(0, 0)
+        if len(firsts) == 1:
+            return pa.Table.from_batches([self._batches[firsts[0]].take(pa.array(at - self._starts[firsts[0]]))])
+        grouped = np.argsort(batch, kind="stable")
+        table = pa.Table.from_batches([self._batches[b].take(pa.array(at[batch == b] - self._starts[b])) for b in firsts])
+        back = np.empty_like(grouped)
+        back[grouped] = np.arange(len(grouped))
+        return table.combine_chunks().take(pa.array(back))
+
+
+class View(Sequence[Project]):
+    """Some of a listing's projects in an order of their own (positions in the listing file)."""
+
+    def __init__(self, listing: Listing, positions: pa.Array | pa.ChunkedArray) -> None:
+        self._listing = listing
+        self._positions = positions.combine_chunks() if isinstance(positions, pa.ChunkedArray) else positions
+        self._window: tuple[int, list[Project]] = (0, [])  # the projects of the last pages asked for
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def __iter__(self) -> Iterator[Project]:
+        for start in range(0, len(self), LISTING_ROWS):
+            yield from self._listing._projects(self._positions.slice(start, LISTING_ROWS))
+
+    @overload
+    def __getitem__(self, i: int) -> Project: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Project]: ...
+
+    def __getitem__(self, i: int | slice) -> Project | list[Project]:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step != 1 or stop - start > LISTING_ROWS:
+                return list(View(self._listing, self._positions.take(pa.array(range(len(self))[i], pa.int64()))))
+            # A list's pages ask for their rows in turn: they are made LISTING_ROWS at a time.
+            first, made = self._window
+            if not (first <= start and stop <= first + len(made)):
+                self._window = first, made = start, list(View(self._listing, self._positions.slice(start, LISTING_ROWS)))
+            return made[start - first:stop - first]
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        return next(iter(View(self._listing, self._positions.slice(i % len(self), 1))))
+
+    def values(self, column: str) -> pa.Array:
+        """A column of the listing, in this view's order."""
+        return pc.take(self._listing.column(column), self._positions).combine_chunks()
+
+    def where(self, column: str, value: Any) -> View:
+        """The projects of this view whose `column` is `value`, in this view's order."""
+        return self.subset(pc.equal(self.values(column), value))
+
+    def subset(self, mask: pa.Array) -> View:
+        """The projects of this view where `mask` (one per project, in this view's order) is true."""
+        return View(self._listing, pc.filter(self._positions, pc.fill_null(mask, False)))

@@ -1,0 +1,146 @@
+"""A project as the site shows it: its result row, its goals' rows and what its page reads besides;
+a `Row` is a stored row as a read-only mapping, made from a listing or a query.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from porchlamp.evaluate.gates import outcome_counts
+from porchlamp.evaluate.pulls import EXCLUSION_REASONS
+from porchlamp.publish.changes import Change
+from porchlamp.publish.words import kind_label, status_words
+from porchlamp.stats import quantile_or_never
+
+
+class Row(Mapping[str, Any]):
+    """A stored row as a read-only mapping over a tuple, its column names shared by every row of its
+    query or listing: cheaper to make and hold than a dict for each project and each of its goals."""
+
+    __slots__ = ("_names", "_values")
+
+    def __init__(self, names: Mapping[str, int], values: Sequence[Any]) -> None:
+        self._names, self._values = names, values
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[self._names[key]]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return f"Row({dict(self)!r})"
+
+
+@dataclass
+class Project:
+    repo: str
+    row: Mapping[str, Any]
+    profiles: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    components: dict[str, dict[str, Any]] = field(default_factory=dict)
+    prs: list[dict[str, Any]] = field(default_factory=list)
+    homepage_url: str | None = None  # as GitHub gave it: untrusted (`homepage`)
+    topics: tuple[str, ...] = ()
+    change: Change | None = None
+    issues_json: str | None = None  # good first issues, as the accessibility component found them (`issues`)
+    digest: str | None = None  # its stored rows in the four result tables but its place, as one digest
+    place: str | None = None  # its goals' ranks, moves and explanations, as one digest
+
+    @property
+    def homepage(self) -> str | None:
+        """Its homepage if that is a link a page may hold (`safe_url`)."""
+        return safe_url(self.homepage_url)
+
+    @property
+    def issues(self) -> list[dict[str, Any]]:
+        """Its good first issues, read from their JSON only when asked: most listings never do."""
+        found: list[dict[str, Any]] | None = json.loads(self.issues_json) if self.issues_json else None
+        return found or []
+
+    @property
+    def status(self) -> str:
+        return str(self.row["status"])
+
+    @property
+    def owner(self) -> str:
+        return self.repo.split("/", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.repo.split("/", 1)[1]
+
+    def outside(self) -> list[dict[str, Any]]:
+        return [p for p in self.prs if p["excluded"] is None]
+
+    @property
+    def words(self) -> str:
+        """Status and kind in plain words."""
+        return status_words(self.status, self.row["kind"])
+
+    @property
+    def kind_words(self) -> str:
+        return kind_label(self.status, self.row["kind"])
+
+    def counts(self, days: int = 14) -> str:
+        """"61 of 68 answered within 14 days; 3 closed without an answer; 4 with no response"."""
+        r = self.row
+        return outcome_counts(r["answered"], r["closed_silently"], r["unanswered"], days) if r["outside_prs"] else "no outside PRs"
+
+    @property
+    def answered_of(self) -> str:
+        """"61 of 68": answered within 14 days, of all judged outside PRs."""
+        return f"{self.row['answered']} of {self.row['outside_prs']}" if self.row["outside_prs"] else "–"
+
+    @property
+    def flags(self) -> list[str]:
+        """What a reader should know before trusting the score: borderline, or few PRs behind it."""
+        out = []
+        if self.row["borderline"]:
+            out.append("borderline")
+        if self.status == "ranked" and not self.row["judged"]:  # too few outside PRs for the black-hole verdict
+            out.append("few PRs")
+        return out
+
+    def excluded_counts(self) -> list[tuple[str, int]]:
+        counts: dict[str, int] = defaultdict(int)
+        for p in self.prs:
+            if p["excluded"]:
+                counts[p["excluded"]] += 1
+        return [(EXCLUSION_REASONS.get(k, k), n) for k, n in sorted(counts.items(), key=lambda x: -x[1])]
+
+    def response_times(self) -> dict[str, dict[str, Any]]:
+        """Median time to first response for first-timers and for everyone else, over all their
+        outside PRs as everywhere else (one not answered in time counts as never: SPEC section 7)."""
+        out = {}
+        for label, group in (("first-timers", [p for p in self.outside() if p["first_timer"]]),
+                             ("others", [p for p in self.outside() if not p["first_timer"]])):
+            answered = sum(1 for p in group if p["outcome"] == "answered")
+            median = quantile_or_never([p["hours_to_response"] if p["outcome"] == "answered" else None for p in group], 0.5)
+            out[label] = {"prs": len(group), "answered": answered, "median_hours": median}
+        return out
+
+    def evidence(self) -> dict[str, Any]:
+        ev: dict[str, Any] = json.loads(self.row["evidence"] or "{}")
+        return ev
+
+    def good_first_issues(self) -> list[dict[str, Any]]:
+        return self.issues
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL if it is http(s) with a host, else None: links go nowhere else."""
+    if not url or not isinstance(url, str):
+        return None
+    try:
+        parts = urlparse(url.strip())
+    except ValueError:
+        return None
+    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else None
