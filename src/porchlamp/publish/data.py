@@ -60,7 +60,7 @@ class ProjectFiles(NamedTuple):
     badge: str
 
 
-@lru_cache(maxsize=1 << 16)  # asked of every project many times a publish (pages, links, kept files)
+@lru_cache(maxsize=1 << 13)  # asked of every project many times a publish (pages, links, kept files)
 def project_files(repo: str) -> ProjectFiles:
     """Where a project's page, record, Shields endpoint and badge go. Names come from GitHub and are
     untrusted: each part is a slug, never a path of its own (think `..`)."""

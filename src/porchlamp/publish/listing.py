@@ -30,10 +30,12 @@ LIST_COLUMNS = ("repo", "status", "kind", "reason", "ecosystem", "language", "st
 # A goal's row as a project holds it (`Project.profiles`), and the values of it the listing keeps.
 GOAL_ROW = ("repo", "profile", "score", "coverage", "tier", "rank", "delta")
 GOAL_VALUES = GOAL_ROW[2:]
-# Projects made at once from the file; and made projects kept for the next listing that asks for
-# them (oldest dropped first): a publish walks every project about a dozen times, in five orders,
-# and making one costs about 14 µs. Kept, they hold about 2.3 KB each: 75 MB at most.
-LISTING_ROWS = 4096
+# Projects made at once from the file (made, with their columns as Python values, about 4 KB each
+# until the caller has moved past them); and made projects kept for the next listing that asks
+# for them (least recently asked for dropped first): a publish walks every project about a dozen
+# times, in five orders, and making one costs about 14 µs. Kept, they hold about 2.3 KB each: at
+# most 75 MB, and at 11,000 projects each is made once.
+LISTING_ROWS = 1024
 KEPT_PROJECTS = 32_768
 
 
@@ -155,16 +157,27 @@ class Listing(Sequence[Project]):
                           homepage_url=homepage[i], topics=tuple(topics[i] or ()), change=changes.get(repo),
                           issues_json=issues[i], digest=own[i], place=place[i])
 
+    def _holds(self, positions: pa.Array) -> bool:
+        """Whether the projects at `positions` are all kept made."""
+        return all(i in self._kept for i in positions.to_pylist())
+
     def _projects(self, positions: pa.Array) -> list[Project]:
-        """The projects at `positions` (at most LISTING_ROWS), those kept from before as they are."""
+        """The projects at `positions` (at most LISTING_ROWS), those kept from before as they are;
+        the least recently asked for are dropped past KEPT_PROJECTS."""
+        kept, found = self._kept, {}
         at = positions.to_pylist()
-        kept = self._kept
-        missing = [i for i in at if i not in kept]
+        for i in at:
+            p = kept.get(i)
+            if p is not None:
+                kept.move_to_end(i)
+                found[i] = p
+        missing = [i for i in at if i not in found]
         if missing:
-            while kept and len(kept) + len(missing) > KEPT_PROJECTS:
+            for i, p in zip(missing, self._made(self._at(pa.array(missing, pa.int64())))):
+                kept[i] = found[i] = p
+            while len(kept) > KEPT_PROJECTS:
                 kept.popitem(last=False)
-            kept.update(zip(missing, self._made(self._at(pa.array(missing, pa.int64())))))
-        return [kept[i] for i in at]
+        return [found[i] for i in at]
 
     def _at(self, positions: pa.Array) -> pa.Table:
         """The listing's rows at `positions`, in their order. Arrow's own take over the file's many
@@ -190,7 +203,6 @@ class View(Sequence[Project]):
     def __init__(self, listing: Listing, positions: pa.Array | pa.ChunkedArray) -> None:
         self._listing = listing
         self._positions = positions.combine_chunks() if isinstance(positions, pa.ChunkedArray) else positions
-        self._window: tuple[int, list[Project]] = (0, [])  # the projects of the last pages asked for
 
     def __len__(self) -> int:
         return len(self._positions)
@@ -208,13 +220,19 @@ class View(Sequence[Project]):
     def __getitem__(self, i: int | slice) -> Project | list[Project]:
         if isinstance(i, slice):
             start, stop, step = i.indices(len(self))
-            if step != 1 or stop - start > LISTING_ROWS:
+            if step != 1:
                 return list(View(self._listing, self._positions.take(pa.array(range(len(self))[i], pa.int64()))))
-            # A list's pages ask for their rows in turn: they are made LISTING_ROWS at a time.
-            first, made = self._window
-            if not (first <= start and stop <= first + len(made)):
-                self._window = first, made = start, list(View(self._listing, self._positions.slice(start, LISTING_ROWS)))
-            return made[start - first:stop - first]
+            # A list's pages ask for their rows in turn: the projects after a page are made with it
+            # and kept (as many as KEPT_PROJECTS allows), so the next pages find them made.
+            ahead = min(LISTING_ROWS, KEPT_PROJECTS // 2)
+            out: list[Project] = []
+            for first in range(start, stop, LISTING_ROWS):
+                last = min(stop, first + LISTING_ROWS)
+                page = self._positions.slice(first, last - first)
+                if not self._listing._holds(page):
+                    page = self._positions.slice(first, max(last - first, ahead))
+                out += self._listing._projects(page)[:last - first]
+            return out
         if not -len(self) <= i < len(self):
             raise IndexError(i)
         return next(iter(View(self._listing, self._positions.slice(i % len(self), 1))))
