@@ -12,14 +12,12 @@ import atexit
 import json
 import shutil
 import tempfile
-from collections import defaultdict
-from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import urlparse
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -35,7 +33,6 @@ from porchlamp.store import Store
 
 __all__ = ["LIST_COLUMNS", "PR_COLUMNS", "Project", "ProjectFiles", "Row", "SiteData", "load_site_data", "project_files",
            "safe_url", "slug", "start_issues"]
-
 
 
 _SLUG_KEEP = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")

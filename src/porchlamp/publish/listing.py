@@ -73,8 +73,8 @@ def export_listing(store: Store, when: Any, profiles: Sequence[str], digests: st
 
 class Listing(Sequence[Project]):
     """The listing file (`export_listing`) as a sequence of `Project`s in name order, each made when
-    reached and dropped once the caller moves on; `ranked`, `by_name` and `not_ranked` give the
-    other orders the site lists projects in."""
+    reached (at most KEPT_PROJECTS kept made for the next listing that asks); `ranked`, `by_name`
+    and `not_ranked` give the other orders the site lists projects in."""
 
     def __init__(self, path: Path, profiles: Sequence[str], changes: Mapping[str, Change]) -> None:
         self._table = pa.ipc.open_file(pa.memory_map(str(path))).read_all()  # no copy: the file's pages
@@ -108,7 +108,10 @@ class Listing(Sequence[Project]):
         return View(self, positions)
 
     def all(self) -> View:
-        return self.view(pa.array(range(len(self)), pa.int64()))
+        return self.view(self._everyone())
+
+    def _everyone(self) -> pa.Array:
+        return pa.array(np.arange(len(self), dtype=np.int64))
 
     def ranked(self, profile: str) -> View:
         """The projects ranked in `profile`, by their rank there (name order among equals)."""
@@ -136,7 +139,7 @@ class Listing(Sequence[Project]):
     def _sorted(self, keep: pa.ChunkedArray | None, keys: list[tuple[pa.ChunkedArray, str]]) -> View:
         # Arrow's sort is stable, as Python's is: equal keys stay in name order.
         table = pa.table({f"k{i}": column for i, (column, _) in enumerate(keys)})
-        positions = pa.array(range(len(self)), pa.int64())
+        positions = self._everyone()
         if keep is not None:
             mask = pc.fill_null(keep, False)
             table, positions = table.filter(mask), pc.filter(positions, mask)
