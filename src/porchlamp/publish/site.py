@@ -310,9 +310,10 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     charts.mkdir(parents=True, exist_ok=True)
     for name, svg in report_charts(site.report).items():
         (charts / f"{name}.svg").write_text(svg, encoding="utf-8")
-    start_ecos = sorted({i["project"].row["ecosystem"] for i in start_issues(site)})
-    start_langs = sorted({i["project"].row["language"] for i in start_issues(site) if i["project"].row["language"]})
-    w.page("start.html", "start.html", issues=start_issues(site), eco=None, start_ecosystems=start_ecos, start_languages=start_langs)
+    starts = start_issues(site)  # each call walks the default ranking, making its projects
+    start_ecos = sorted({i["project"].row["ecosystem"] for i in starts})
+    start_langs = sorted({i["project"].row["language"] for i in starts if i["project"].row["language"]})
+    w.page("start.html", "start.html", issues=starts, eco=None, start_ecosystems=start_ecos, start_languages=start_langs)
     for eco in start_ecos:
         w.page(f"start/{slug(eco)}.html", "start.html", issues=start_issues(site, eco), eco=eco, start_ecosystems=start_ecos,
                start_languages=start_langs)
