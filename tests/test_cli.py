@@ -2,6 +2,7 @@ import json
 from datetime import date
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
@@ -100,8 +101,8 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     # The projects whose verdict and figures hold keep yesterday's files, and the site says so.
     kept = second["published"]["projects_kept"]
     assert 0 < kept < 40 and f"; {kept} of 40 projects' files unchanged, kept from the previous site" in second["out"]
-    pages = json.loads((site / "data" / "v1" / "pages.json").read_text())["projects"]
-    assert sum(since == day0.isoformat() for _, since in pages.values()) == kept
+    pages = pq.read_table(site / "data" / "v1" / "pages.parquet").column("since").to_pylist()  # as a reader of the dataset would
+    assert sum(since == day0 for since in pages) == kept
     # Those whose own rows held but whose ranks moved are given only their new ranks, and it says how many.
     placed = second["published"]["projects_placed"]
     assert (f"; {placed} given only their new ranks" in second["out"]) == (placed > 0) and kept + placed <= 40

@@ -12,6 +12,8 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 from porchlamp.config import Settings
 from porchlamp.errors import SiteError
 from porchlamp.publish import api, generations, load_site_data, publish, reuse
+from porchlamp.publish.data import PROJECT_TREES
 from porchlamp.publish.site import DEFAULT_ISSUES_URL
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
@@ -79,7 +82,7 @@ def test_three_days_swap_between_two_generations(days: dict[str, Any], tmp_path:
     assert tree(home / "b") == live_two, "publishing wrote into the live generation"
     assert tree(out) == days["expected"][2]  # byte for byte what writing every file gives
     # A project unchanged since day one kept its very files in generation a: not copied, not rewritten.
-    manifest, _ = reuse.read_written(out)
+    manifest = reuse.read_manifest(out).projects()
     unchanged = [r for r, (_, since) in manifest.items() if since == one.as_of]
     assert 50 < len(unchanged) < 300 and summary.reused >= len(unchanged)
     kept = {str(rel) for r in unchanged for rel in reuse.project_files(r)}
@@ -248,16 +251,25 @@ def _dirs_and_files(root: Path) -> tuple[set[str], set[str]]:
 @settings(max_examples=40, deadline=None)
 def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(projects: list[tuple[str, str]], data: Any) -> None:
     """A complete generation's project folders hold its manifest's projects' files and nothing else:
-    pruning without listing them leaves the same files and folders, moves the same away, and passes
+    pruning them from the manifest (the files of the projects not kept moved, their folders kept
+    unlisted) leaves the same files and folders as listing them, moves the same away, and passes
     over a file the manifest names that is not there."""
-    repos = [f"{o}/{n}" for o, n in projects]
-    kept = data.draw(st.sets(st.sampled_from(repos)))
-    gone = data.draw(st.sampled_from([None, *repos]))  # one project's badge missing, as a failed write leaves it
+    repos = sorted(f"{o}/{n}" for o, n in data.draw(st.permutations(projects)))
+    kept = data.draw(st.sets(st.sampled_from(repos), min_size=1))
+    # One project's badge missing, as a failed write leaves it (a kept project has every file: `reuse.held`).
+    gone = data.draw(st.sampled_from([None, *(r for r in repos if r not in kept)]))
     keep = {rel for r in kept for rel in reuse.project_files(r)}
+    # The manifest in any order; `dropped` moves an owner's folders whole when none of its projects is kept.
+    listed = pa.array(data.draw(st.permutations(repos)), pa.string())
+    manifest = reuse.Manifest(pa.table([listed, *(pa.nulls(len(repos), t.type) for t in list(reuse.MANIFEST_SCHEMA)[1:])],
+                                       schema=reuse.MANIFEST_SCHEMA), "basis")
+    drop = list(reuse.dropped(manifest, pa.array(sorted(kept), pa.string())))
+    whole = {r.split("/", 1)[0] for r in repos} - {r.split("/", 1)[0] for r in kept}
+    assert sum(rel.endswith("/") for rel in drop) == 4 * len(whole)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for known in (None, reuse.project_folders(repos)):
-            home = Path(tmp) / ("listed" if known is None else "known")
+        for known in (False, True):
+            home = Path(tmp) / ("known" if known else "listed")
             root = home / "g"
             for r in repos:
                 for rel in reuse.project_files(r):
@@ -265,16 +277,20 @@ def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(proj
                         (root / rel).parent.mkdir(parents=True, exist_ok=True)
                         (root / rel).write_text(r)
             (root / "index.html").write_text("whole-site page")
+            (root / "projects" / "stray.html").write_text("whole-site page")  # beside the owners' folders
             (root / "rankings" / "x").mkdir(parents=True)
-            generations.prune(root, keep, known)
+            if known:
+                generations.prune(root, set(), PROJECT_TREES, drop)
+            else:
+                generations.prune(root, keep)
             trash = sorted(home.glob(".trash-*"))
             away = sorted(f.read_text() for t in trash for f in t.rglob("*") if f.is_file())
             results.append((_dirs_and_files(root), away))
     (listed_tree, listed_away), (known_tree, known_away) = results
     assert known_tree == listed_tree and known_away == listed_away
     missing = {reuse.project_files(gone).badge} if gone else set()
-    assert listed_tree[1] == keep - missing  # the whole-site page and folder went too
-    assert len(listed_away) == 4 * len(repos) - len(missing) - len(keep - missing) + 1  # and the page
+    assert listed_tree[1] == keep - missing  # the whole-site pages and folder went too
+    assert len(listed_away) == 4 * len(repos) - len(missing) - len(keep - missing) + 2  # and the two pages
 
 
 def test_a_standby_written_by_other_code_is_pruned_by_listing_it(days: dict[str, Any], tmp_path: Path) -> None:
@@ -285,11 +301,15 @@ def test_a_standby_written_by_other_code_is_pruned_by_listing_it(days: dict[str,
     publish(one, out)
     publish(two, out)
     standby = generations.home_of(out) / "a"
-    manifest = json.loads((standby / reuse.MANIFEST).read_text(encoding="utf-8"))
-    assert manifest["basis"] == reuse.read_written(standby)[1] == reuse.site_basis(one, DEFAULT_ISSUES_URL, "")
-    manifest["basis"] = "an earlier code"
-    (standby / reuse.MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
-    strays = {(standby / reuse.project_files(r).page).parent / "an-older-file.html" for r in manifest["projects"]}
+    manifest = reuse.read_manifest(standby)
+    assert manifest.basis == reuse.site_basis(one, DEFAULT_ISSUES_URL, "")
+    meta = json.loads(pq.read_schema(standby / reuse.MANIFEST).metadata[b"porchlamp"])
+    assert meta["basis"] == manifest.basis
+    table = pq.read_table(standby / reuse.MANIFEST)
+    pq.write_table(table.replace_schema_metadata({b"porchlamp": json.dumps({**meta, "basis": "an earlier code"}).encode()}),
+                   standby / reuse.MANIFEST)
+    assert reuse.read_manifest(standby).basis == "an earlier code" and len(reuse.read_manifest(standby)) == len(manifest)
+    strays = {(standby / reuse.project_files(r).page).parent / "an-older-file.html" for r in manifest.projects()}
     for stray in strays:  # beside every project, kept on day three or not
         stray.write_text("left by other code")
     publish(three, out)

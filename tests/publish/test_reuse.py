@@ -1,17 +1,23 @@
 """A later snapshot published over an earlier site: only the projects whose files change are written;
 the rest are the earlier site's files, which are what a fresh publish writes but for their date."""
 
-import json
+import hashlib
 import os
 import shutil
+import tempfile
+from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from porchlamp.config import Settings
 from porchlamp.publish import load_site_data, publish, reuse
+from porchlamp.publish.data import SiteData
+from porchlamp.publish.project import Project
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
@@ -52,8 +58,8 @@ def two_days(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[s
 
 def test_unchanged_projects_keep_their_files(two_days: dict[str, Any]) -> None:
     out, before, summary = two_days["out"], two_days["before"], two_days["summary"]
-    manifest = json.loads((out / reuse.MANIFEST).read_text())["projects"]
-    kept = {r for r, (_, since) in manifest.items() if since == two_days["first"].isoformat()}
+    manifest = reuse.read_manifest(out).projects()
+    kept = {r for r, (_, since) in manifest.items() if since == two_days["first"]}
     assert summary.reused == len(kept)
     assert 100 < summary.reused < 300  # the window's move ends some verdicts; most hold
     assert summary.pages == two_days["fresh"].pages
@@ -85,8 +91,8 @@ def test_kept_files_are_a_fresh_publish_but_for_their_date(two_days: dict[str, A
     old, new = two_days["first"].isoformat(), two_days["second"].isoformat()
     stamps = [(f"Porchlamp {old}</title>", f"Porchlamp {new}</title>"), (f"snapshot of {old};", f"snapshot of {new};"),
               (f"Porchlamp snapshot {old} ", f"Porchlamp snapshot {new} "), (f'"as_of":"{old}"', f'"as_of":"{new}"')]
-    manifest = json.loads((two_days["out"] / reuse.MANIFEST).read_text())["projects"]
-    kept = {rel for r, (_, since) in manifest.items() if since == old for rel in reuse.project_files(r)}
+    manifest = reuse.read_manifest(two_days["out"]).projects()
+    kept = {rel for r, (_, since) in manifest.items() if since == two_days["first"] for rel in reuse.project_files(r)}
     moved = 0
     for rel, data in out.items():
         if rel == str(reuse.MANIFEST):
@@ -105,8 +111,8 @@ def test_kept_files_are_a_fresh_publish_but_for_their_date(two_days: dict[str, A
 def test_a_missing_file_is_written_again_with_its_date(two_days: dict[str, Any]) -> None:
     tmp, site2 = two_days["tmp"], two_days["site2"]
     site = tmp / "copy2"
-    manifest = json.loads((two_days["out"] / reuse.MANIFEST).read_text())["projects"]
-    repo = sorted(r for r, (_, since) in manifest.items() if since == two_days["first"].isoformat())[0]
+    manifest = reuse.read_manifest(two_days["out"]).projects()
+    repo = sorted(r for r, (_, since) in manifest.items() if since == two_days["first"])[0]
     page = site / reuse.project_files(repo)[0]
     page.unlink()
     summary = publish(site2, site)
@@ -134,5 +140,73 @@ def test_a_date_never_runs_ahead(two_days: dict[str, Any], tmp_path: Path) -> No
         site1 = load_site_data(s, two_days["first"])
     shutil.copytree(two_days["out"], tmp_path / "a")
     publish(site1, tmp_path / "a")
-    dates = {date.fromisoformat(since) for _, since in json.loads((tmp_path / "a" / reuse.MANIFEST).read_text())["projects"].values()}
+    dates = {since for _, since in reuse.read_manifest(tmp_path / "a").projects().values()}
     assert dates == {two_days["first"]}
+
+
+STATES = ["new", "same", "placed", "changed", "ahead"]
+
+
+@given(st.lists(st.tuples(st.text(alphabet="ab-.Ä", min_size=1, max_size=3), st.sampled_from(STATES), st.booleans(),
+                          st.integers(-3, 0)), max_size=12, unique_by=lambda t: t[0]),
+       st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_the_plan_is_each_projects_own_comparison(projects: list[tuple[str, str, bool, int]], full: bool) -> None:
+    """The plan's columns, joined to the previous site's manifest, say for every project what a
+    comparison of that one project says: the same digest keeps its date (and its files, when all are
+    there), its own rows' digest alone keeps its files for their place, a date ahead of the
+    snapshot keeps nothing; and `held` holds exactly the projects a manifest names with the same
+    digest and date whose files are all there."""
+    today = date(2026, 10, 15)
+    basis = "code"
+    now, before, whole = [], [], set()
+    for name, state, has_files, days in projects:
+        repo = f"o/{name}"
+        p = Project(repo, {"status": "ranked"}, digest=f"rows-{name}", place=f"place-{name}")
+        now.append(p)
+        if state != "new":
+            then = replace(p, digest=p.digest if state in ("same", "placed", "ahead") else "other rows",
+                           place=p.place if state in ("same", "ahead") else "other place")
+            before.append((then, today + timedelta(days=1) if state == "ahead" else today + timedelta(days=days)))
+        if has_files:
+            whole.add(repo)
+    site = SiteData(today, Settings(), {}, now)
+    with tempfile.TemporaryDirectory() as tmp:
+        previous = Path(tmp) / "previous"
+        for repo in whole:
+            for rel in reuse.project_files(repo):
+                (previous / rel).parent.mkdir(parents=True, exist_ok=True)
+                (previous / rel).write_text(repo)
+        if before:
+            old_site = SiteData(today, Settings(), {}, [p for p, _ in before])
+            old = reuse.plan(old_site, None, basis)
+            old.since[:] = [d for _, d in before]
+            old.write_manifest(previous)
+        got = reuse.plan(site, previous, basis, full)
+        written = reuse.read_manifest(previous).projects()
+        assert {r: d for r, (_, d) in written.items()} == {p.repo: d for p, d in before}
+        for i, p in enumerate(now):
+            key = hashlib.blake2b((reuse.project_key(p, site, basis).hex() + reuse.place_key(p, site).hex()).encode(),
+                                  digest_size=16).hexdigest()
+            was = written.get(p.repo)
+            usable = was is not None and was[1] <= today
+            same = usable and was[0] == key
+            own = usable and not same and dict((q.repo, q) for q, _ in before)[p.repo].digest == p.digest
+            assert got.since_at(i) == (was[1] if same else today), p.repo
+            assert bool(got.reuse[i]) == (same and not full and p.repo in whole), p.repo
+            assert bool(got.placed[i]) == (own and not full and p.repo in whole), p.repo
+            if got.placed[i]:
+                assert got.shown_at(i) == was[1]
+        # Written as the next generation's manifest, it is held where every file is there.
+        standby = Path(tmp) / "standby"
+        got.write_manifest(standby)
+        for repo in whole:
+            for rel in reuse.project_files(repo):
+                (standby / rel).parent.mkdir(parents=True, exist_ok=True)
+                (standby / rel).write_text(repo)
+        manifest = reuse.read_manifest(standby)
+        assert manifest.basis == basis and len(manifest) == len(now)
+        assert reuse.held(got, standby, manifest).tolist() == [p.repo in whole for p in now]
+        # A day later every date differs: nothing is held.
+        got.since[:] = np.datetime64(today + timedelta(days=1), "D")
+        assert not reuse.held(got, standby, manifest).any()

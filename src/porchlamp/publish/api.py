@@ -310,7 +310,7 @@ def write_dataset(out: Path, site: SiteData) -> None:
         "files": {"report": "report.json", "rankings": "rankings.json", "rankings_parts": "rankings/parts.json", "search": "search.json", "changes": "changes.json", "project": "projects/{owner}/{name}.json",
                   "shields": "shields/{owner}/{name}.json", "badge": "../../badges/{owner}/{name}.svg",
                   "csv": "snapshot.csv", "parquet": "snapshot.parquet", "prs_parquet": "prs.parquet", "schemas": "schema/",
-                  "pages": "pages.json",
+                  "pages": "pages.parquet",
                   "names": "{owner} and {name} keep letters, digits, '_', '-' and non-leading '.'; any other UTF-8 byte is ~xx"},
     })
 

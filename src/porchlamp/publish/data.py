@@ -66,6 +66,9 @@ def project_files(repo: str) -> ProjectFiles:
                         f"data/v1/shields/{owner}/{name}.json", f"badges/{owner}/{name}.svg")
 
 
+# The folders that hold projects' files, a folder per owner in each (nothing else is written there).
+PROJECT_TREES = tuple(rel.rsplit("/", 2)[0] for rel in project_files("owner/name"))
+
 PR_COLUMNS = ("number", "title", "author", "author_association", "created_at", "clock_start", "excluded", "outcome",
               "response_kind", "response_actor", "response_at", "hours_to_response", "first_timer", "merged")
 # Columns that say how a verdict was reached, not what it is: no page or record shows them.
@@ -98,8 +101,8 @@ class SiteData:
             raise TypeError("only a whole snapshot's projects are listed; this holds a part of them")
         return self.projects
 
-    def detailed(self, only: Collection[str] | None = None, skip: Collection[str] = ()) -> Iterator[Project]:
-        """Every project in name order (or those in `only`), but those in `skip`, whole: its full
+    def detailed(self, only: Collection[str] | None = None) -> Iterator[Project]:
+        """Every project in name order (or those in `only`) whole: its full
         result row, goals with their explanations, components and PRs. Each is dropped once the
         caller moves on: at most one project and one batch of each detail file in memory."""
         wanted = None if only is None else set(only)
@@ -109,7 +112,7 @@ class SiteData:
         results, goals, parts, prs = (_ByRepo(self.files / f"{name}.parquet", keep)
                                       for name in ("results", "profiles", "components", "prs"))
         for p in self.projects:
-            if (wanted is not None and p.repo not in wanted) or p.repo in skip:
+            if wanted is not None and p.repo not in wanted:
                 continue
             row = results.take(p.repo)
             yield replace(p, row=row[0] if row else p.row, profiles=_explained(p, goals.take(p.repo)),

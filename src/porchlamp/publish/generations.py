@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,17 +92,18 @@ def locked(slots: Slots) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def prune(root: Path, keep: set[str], known: Mapping[str, Collection[str]] | None = None) -> None:
+def prune(root: Path, keep: set[str], trees: Collection[str] = (), drop: Iterable[str] = ()) -> None:
     """Move every file under `root` whose path (relative, with '/') is not in `keep`, and every folder
     holding none of them, into a trash folder beside the generations. Files are moved, never
     rewritten in place (the generations share files, as hard links), and moved rather than deleted
     because deleting is slow where the disk frees blocks as it goes: `discard` deletes the trash
-    once the new site is live. `known`: folders whose files are known without listing them (each
-    to the names of the files it holds, and it holds no folder; a name no longer there is passed
-    over): a site's projects are a folder each per owner, tens of thousands to list otherwise."""
+    once the new site is live. `trees`: folders whose subfolders hold only known files, kept
+    without listing them but for what `drop` names: files and folders (ending in '/'), each moved
+    (passed over when not there). A site's projects are a folder each per owner, tens of thousands
+    to list otherwise. Files directly in such a folder are pruned as anywhere else."""
     held = {rel[:i] for rel in keep for i in _slashes(rel)}  # every folder that holds a kept file
+    held |= {rel[:i] for rel in trees for i in _slashes(rel + "/")}
     trash = root.parent / f"{TRASH}{os.getpid()}-{time.time_ns()}"
-    listed = known or {}
     moved = 0
 
     def away(path: str, missing_ok: bool = False) -> None:
@@ -118,22 +119,19 @@ def prune(root: Path, keep: set[str], known: Mapping[str, Collection[str]] | Non
         moved += 1
 
     def walk(folder: str, prefix: str) -> None:
-        names = listed.get(prefix[:-1]) if prefix else None
-        if names is None:
-            with os.scandir(folder) as entries:
-                found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
-            dirs, files = [n for n, is_dir in found if is_dir], [n for n, is_dir in found if not is_dir]
-        else:
-            dirs, files = [], list(names)
-        for name in dirs:
-            if prefix + name in held:
+        with os.scandir(folder) as entries:
+            found = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        known = prefix[:-1] in trees
+        for name, is_dir in found:
+            if is_dir and known:
+                continue
+            if is_dir and prefix + name in held:
                 walk(os.path.join(folder, name), prefix + name + "/")
-            else:
+            elif is_dir or prefix + name not in keep:
                 away(os.path.join(folder, name))
-        for name in files:
-            if prefix + name not in keep:
-                away(os.path.join(folder, name), missing_ok=names is not None)
 
+    for rel in drop:
+        away(os.path.join(root, rel).rstrip("/"), missing_ok=True)
     walk(str(root), "")
 
 

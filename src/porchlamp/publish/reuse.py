@@ -2,9 +2,10 @@
 made from its rows, the settings and the code; a digest of those decides whether they are rewritten.
 
 The digests and the snapshot in which each project's files last changed are kept in the site's
-`data/v1/pages.json`; that snapshot is the date the files show, so an unchanged file stays byte for byte.
-A project whose own rows hold but whose place moved (ranks move with others' scores) has only its
-place written again into its files (`publish.place`).
+`data/v1/pages.parquet`; that snapshot is the date the files show, so an unchanged file stays byte
+for byte. A project whose own rows hold but whose place moved (ranks move with others' scores) has
+only its place written again into its files (`publish.place`). The plan is columns in the site's
+project order, joined to a manifest by Arrow: a few dozen bytes a project, never an object each.
 """
 
 from __future__ import annotations
@@ -13,17 +14,28 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
 from porchlamp import __version__
 from porchlamp.publish.data import Project, SiteData, project_files
+from porchlamp.publish.listing import Listing
 
-MANIFEST = Path("data") / "v1" / "pages.json"
-MANIFEST_VERSION = 2  # 2: digests of a project's own rows kept apart from its place's
+MANIFEST = Path("data") / "v1" / "pages.parquet"
+MANIFEST_VERSION = 3  # 3: a Parquet table, digests as 16 bytes; 2: digests of a project's own rows kept apart from its place's
+DIGEST = pa.binary(16)
+MANIFEST_SCHEMA = pa.schema([("repo", pa.string()), ("key", DIGEST), ("own", DIGEST), ("since", pa.date32())])
+_META = b"porchlamp"
+# Names looked up a slice at a time (a list of them costs ~60 bytes each while it lives).
+SLICE = 4096
 
 
 def site_code() -> str:
@@ -38,10 +50,11 @@ def site_code() -> str:
 
 def site_basis(site: SiteData, issues_url: str, site_url: str) -> str:
     """What every project's files depend on besides the project: code, settings and the site's links."""
-    return _digest(json.dumps([site_code(), site.settings.model_dump(mode="json"), issues_url, site_url], sort_keys=True))
+    text = json.dumps([site_code(), site.settings.model_dump(mode="json"), issues_url, site_url], sort_keys=True)
+    return _digest(text).hex()
 
 
-def project_key(p: Project, site: SiteData, basis: str) -> str:
+def project_key(p: Project, site: SiteData, basis: str) -> bytes:
     """A digest of everything a project's files are made from but its place: its rows in the four
     result tables (by their stored digest: result row, goals, components, PRs) and links. Nothing
     of it needs the project read whole."""
@@ -49,7 +62,7 @@ def project_key(p: Project, site: SiteData, basis: str) -> str:
     return _digest(json.dumps(data, sort_keys=True, default=str, ensure_ascii=False))
 
 
-def place_key(p: Project, site: SiteData) -> str:
+def place_key(p: Project, site: SiteData) -> bytes:
     """A digest of a project's place (`publish.place`): its goals' ranks, moves and explanations, and
     its change since the previous snapshot."""
     since = site.changes.previous if p.change is not None and site.changes is not None else None
@@ -57,88 +70,187 @@ def place_key(p: Project, site: SiteData) -> str:
     return _digest(json.dumps(data, default=str, ensure_ascii=False))
 
 
-def _digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A generation's manifest as columns (`MANIFEST_SCHEMA`: each project's digest of all its files
+    are made from, of its own rows, and the snapshot its files show) and the `site_basis` it was
+    written under; empty (basis None) when the generation has none, or one this code cannot read."""
+    table: pa.Table
+    basis: str | None
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def column(self, name: str) -> pa.Array:
+        return self.table.column(name).combine_chunks()
+
+    def projects(self) -> dict[str, tuple[str, date]]:
+        """Each project's digest (hex) and date, by name: for a reader of a few projects, or a test."""
+        cols = self.table.to_pydict()
+        return {r: (k.hex(), d) for r, k, d in zip(cols["repo"], cols["key"], cols["since"])}
+
+
+def read_manifest(site_dir: Path) -> Manifest:
+    """`site_dir`'s manifest; an empty one when it has none or an unreadable one (then every file is
+    written again: nothing is lost but time)."""
+    empty = Manifest(MANIFEST_SCHEMA.empty_table(), None)
+    try:
+        table = pq.read_table(site_dir / MANIFEST)
+        meta = json.loads((table.schema.metadata or {}).get(_META, b"{}"))
+        if meta.get("version") != MANIFEST_VERSION or not table.schema.equals(MANIFEST_SCHEMA, check_metadata=False):
+            return empty
+        basis = meta.get("basis")
+        return Manifest(table.replace_schema_metadata(None), basis if isinstance(basis, str) and basis else None)
+    except (OSError, ValueError, pa.ArrowException, AttributeError):
+        return empty
 
 
 @dataclass
 class Plan:
-    """Each project's digest (`keys`: its own and its place's) and the snapshot its files show, which
-    ones the previous site holds, and which it holds but for their place (with the date they show there)."""
-    keys: dict[str, str]
-    since: dict[str, date]
-    reuse: set[str] = field(default_factory=set)
-    own: dict[str, str] = field(default_factory=dict)
-    placed: dict[str, date] = field(default_factory=dict)
+    """Each project's digests (`key`: of all its files are made from; `own`: of its own rows) and the
+    snapshot its files show (`since`), in the site's project order (position i is `site.projects[i]`);
+    which of them the previous site holds (`reuse`), and which it holds but for their place
+    (`placed`, with the date their files show there, `shown`)."""
+    repos: pa.Array
+    key: pa.Array
+    own: pa.Array
+    since: np.ndarray
+    reuse: np.ndarray
+    placed: np.ndarray
+    shown: np.ndarray
     basis: str = ""  # `site_basis`: the code (and so the files a project has) its generation is written by
 
-    def manifest(self) -> dict[str, Any]:
-        return {"version": MANIFEST_VERSION,
-                "projects": {r: [k, self.since[r].isoformat()] for r, k in sorted(self.keys.items())},
-                "own": dict(sorted(self.own.items())), "basis": self.basis}
+    def since_at(self, i: int) -> date:
+        return self.since[i].item()
+
+    def shown_at(self, i: int) -> date:
+        return self.shown[i].item()
+
+    def write_manifest(self, site_dir: Path) -> None:
+        """The plan as `site_dir`'s manifest (`read_manifest`), in the site's project order."""
+        table = pa.table([self.repos, self.key, self.own, pa.array(self.since, pa.date32())], schema=MANIFEST_SCHEMA)
+        meta = {_META: json.dumps({"version": MANIFEST_VERSION, "basis": self.basis}).encode("utf-8")}
+        path = site_dir / MANIFEST
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table.replace_schema_metadata(meta), path, row_group_size=1 << 16)
 
 
-def read_written(site_dir: Path) -> tuple[dict[str, tuple[str, date]], str | None]:
-    """A site's digests and dates by project, empty when it has no manifest or an unreadable one
-    (then every file is written again: nothing is lost but time), and the `site_basis` its manifest
-    says it was written under (None when it does not say)."""
-    projects, _, basis = _read(site_dir)
-    return projects, basis
+def project_names(site: SiteData) -> pa.Array:
+    """The site's project names in its order: the listing's own column, or made from a list."""
+    if isinstance(site.projects, Listing):
+        return site.projects.column("repo").combine_chunks()
+    return pa.array([p.repo for p in site.projects], pa.string())
 
 
-def _read(site_dir: Path) -> tuple[dict[str, tuple[str, date]], dict[str, str], str | None]:
-    try:
-        raw = json.loads((site_dir / MANIFEST).read_text(encoding="utf-8"))
-        if raw.get("version") != MANIFEST_VERSION:
-            return {}, {}, None
-        basis = raw.get("basis")
-        return ({str(r): (str(v[0]), date.fromisoformat(v[1])) for r, v in raw["projects"].items()},
-                {str(r): str(k) for r, k in raw["own"].items()}, basis if isinstance(basis, str) and basis else None)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
-        return {}, {}, None
+def _fixed(buf: bytearray, n: int) -> pa.Array:
+    return pa.FixedSizeBinaryArray.from_buffers(DIGEST, n, [None, pa.py_buffer(bytes(buf))])
+
+
+def _lookup(names: pa.Array, manifest: Manifest) -> tuple[pa.Array, np.ndarray]:
+    """Where each of `names` is in `manifest` (null where it is not), and whether it is there."""
+    at = pc.index_in(names, value_set=manifest.column("repo"))
+    return at, at.is_valid().to_numpy(zero_copy_only=False)
+
+
+def _equal(a: pa.Array, b: pa.Array) -> np.ndarray:
+    return pc.fill_null(pc.equal(a, b), False).to_numpy(zero_copy_only=False)
 
 
 def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = False) -> Plan:
     """Digest every project; one whose digest is the previous site's keeps that site's date, and
     (unless `full`) its files when all of them are still there; one whose own digest is, its files
     but for their place."""
-    before, owned, _ = _read(previous_dir) if previous_dir is not None else ({}, {}, None)
-    out = Plan({}, {}, basis=basis)
+    own_buf, key_buf = bytearray(), bytearray()
     for p in site.projects:
-        own = out.own[p.repo] = project_key(p, site, basis)
-        key = out.keys[p.repo] = _digest(own + place_key(p, site))
-        old = before.get(p.repo)
+        own = project_key(p, site, basis)
+        own_buf += own
+        key_buf += _digest(own.hex() + place_key(p, site).hex())
+    repos = project_names(site)
+    n = len(repos)
+    own_col, key_col = _fixed(own_buf, n), _fixed(key_buf, n)
+    del own_buf, key_buf
+    today = np.datetime64(site.as_of, "D")
+    since = np.full(n, today)
+    reuse, placed = np.zeros(n, bool), np.zeros(n, bool)
+    before = read_manifest(previous_dir) if previous_dir is not None else Manifest(MANIFEST_SCHEMA.empty_table(), None)
+    if len(before):
+        at, found = _lookup(repos, before)
+        shown = pc.fill_null(before.column("since").take(at), site.as_of).to_numpy(zero_copy_only=False).astype("datetime64[D]")
         # A date never runs ahead of the snapshot: a site published from a later one is not this one's past.
-        if old is not None and old[1] <= site.as_of and (old[0] == key or owned.get(p.repo) == own):
-            whole = not full and previous_dir is not None and _whole(previous_dir, p.repo)
-            if old[0] == key:
-                out.since[p.repo] = old[1]
+        found &= shown <= today
+        same = found & _equal(before.column("key").take(at), key_col)
+        own_held = found & ~same & _equal(before.column("own").take(at), own_col)
+        since[same] = shown[same]
+        if not full and previous_dir is not None:
+            for i, whole in _whole_at(previous_dir, repos, np.flatnonzero(same | own_held)):
                 if whole:
-                    out.reuse.add(p.repo)
-                continue
-            if whole:
-                out.placed[p.repo] = old[1]
-        out.since[p.repo] = site.as_of
+                    reuse[i], placed[i] = same[i], own_held[i]
+    else:
+        shown = since.copy()
+    return Plan(repos, key_col, own_col, since, reuse, placed, shown, basis=basis)
+
+
+def held(plan: Plan, site_dir: Path, before: Manifest) -> np.ndarray:
+    """Which of the plan's projects `site_dir` already holds as the plan would write them: the same
+    digest and date in its manifest (`before`), and every file there."""
+    out = np.zeros(len(plan.repos), bool)
+    if not len(before):
+        return out
+    at, found = _lookup(plan.repos, before)
+    shown = pc.fill_null(before.column("since").take(at), date.min).to_numpy(zero_copy_only=False).astype("datetime64[D]")
+    same = found & (shown == plan.since) & _equal(before.column("key").take(at), plan.key)
+    for i, whole in _whole_at(site_dir, plan.repos, np.flatnonzero(same)):
+        out[i] = whole
     return out
 
 
-def held(plan: Plan, site_dir: Path, before: Mapping[str, tuple[str, date]]) -> set[str]:
-    """The projects whose files `site_dir` already holds as the plan would write them: the same
-    digest and date in its manifest (`before`: `read_written`'s projects), and every file there."""
-    return {r for r, key in plan.keys.items() if before.get(r) == (key, plan.since[r]) and _whole(site_dir, r)}
+def dropped(before: Manifest, kept: pa.Array) -> Iterator[str]:
+    """What pruning the generation of manifest `before` moves aside of its projects' folders: the
+    files of its projects not among `kept` (names), or, where none of an owner's projects is kept,
+    that owner's folders whole (each named with a closing '/'): one rename rather than a rename and
+    a folder's removal per file, five times faster on ext4."""
+    repos = before.column("repo")
+    stays = pc.is_in(repos, value_set=kept).to_numpy(zero_copy_only=False)
+    # In byte order an owner's projects come together, whatever order the manifest is in.
+    order = pc.sort_indices(repos).to_numpy(zero_copy_only=False)
+    run: list[tuple[str, bool]] = []
+    for i, repo in _named(repos, order):
+        if run and run[0][0].split("/", 1)[0] != repo.split("/", 1)[0]:
+            yield from _owner_dropped(run)
+            run = []
+        run.append((repo, bool(stays[i])))
+    yield from _owner_dropped(run)
 
 
-def project_folders(repos: Iterable[str]) -> dict[str, list[str]]:
-    """The folders that hold `repos`' files, each to the names of those files. Of a complete
-    generation written by this code (`read_written`: an earlier code may have given a project
-    other files), whose manifest names every project it holds, that is all its project folders
-    hold: what pruning it need not list (`generations.prune`)."""
-    out: dict[str, list[str]] = {}
-    for repo in repos:
-        for rel in project_files(repo):
-            folder, _, name = rel.rpartition("/")
-            out.setdefault(folder, []).append(name)
-    return out
+def _owner_dropped(run: list[tuple[str, bool]]) -> Iterator[str]:
+    if run and not any(stay for _, stay in run):
+        yield from (rel.rsplit("/", 1)[0] + "/" for rel in project_files(run[0][0]))
+        return
+    for repo, stay in run:
+        if not stay:
+            yield from project_files(repo)
+
+
+def names_at(names: pa.Array, positions: np.ndarray) -> Iterator[str]:
+    """`names` at `positions`, in their order, made a slice at a time."""
+    for _, name in _named(names, positions):
+        yield name
+
+
+def _named(names: pa.Array, positions: np.ndarray) -> Iterator[tuple[int, str]]:
+    for start in range(0, len(positions), SLICE):
+        part = positions[start:start + SLICE]
+        yield from zip(part.tolist(), names.take(pa.array(part)).to_pylist())
+
+
+def _whole_at(site_dir: Path, repos: pa.Array, positions: np.ndarray) -> Iterator[tuple[int, bool]]:
+    """For each of `positions`, whether `site_dir` holds every file of the project there."""
+    for i, repo in _named(repos, positions):
+        yield i, _whole(site_dir, repo)
 
 
 def _whole(site_dir: Path, repo: str) -> bool:
@@ -159,6 +271,8 @@ def link_files(source: Path, target: Path, rels: Iterable[str]) -> None:
         dest = target / rel
         if dest.parent not in made:
             dest.parent.mkdir(parents=True, exist_ok=True)
+            if len(made) >= SLICE:  # files come a folder after another: the last few folders are enough
+                made.clear()
             made.add(dest.parent)
         try:
             os.link(source / rel, dest)

@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from collections.abc import Callable, Iterator, Mapping, Sequence, Set as AbstractSet
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from importlib import resources
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
@@ -34,7 +35,7 @@ from porchlamp.publish import api, generations, place, reuse
 from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
-from porchlamp.publish.data import Project, SiteData, project_files, safe_url, slug, start_issues
+from porchlamp.publish.data import PROJECT_TREES, Project, SiteData, project_files, safe_url, slug, start_issues
 from porchlamp.publish.listing import LISTING_ROWS, Listing, View
 
 PAGE_SIZE = 50
@@ -340,30 +341,35 @@ def _project_common(site: SiteData) -> dict[str, Any]:
 
 def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path | None, issues_url: str = DEFAULT_ISSUES_URL,
                    site_url: str = "", progress: Callable[[int], None] | None = None,
-                   kept: AbstractSet[str] = frozenset(), workers: int = 1) -> tuple[int, int]:
-    """Each project's page, record and badges: none for the projects `kept` (`out` holds their files
-    already), linked from the `previous` site where the plan says they hold, the previous site's
-    with their place written again where only that moved (`place`), written otherwise (one
-    pass over the PRs, read only for those; in parts on `workers` processes when there are enough).
-    Returns the project pages, and how many of them were given their place only."""
+                   kept: np.ndarray | None = None, workers: int = 1) -> tuple[int, int]:
+    """Each project's page, record and badges: none for the projects `kept` (a mask over the plan's
+    projects: `out` holds their files already), linked from the `previous` site where the plan says
+    they hold, the previous site's with their place written again where only that moved (`place`),
+    written otherwise (one pass over the PRs, read only for those; in parts on `workers` processes
+    when there are enough). Returns the project pages, and how many of them were given their place only."""
+    kept = np.zeros(len(plan.repos), bool) if kept is None else kept
+    done = plan.reuse | kept
+    placed = plan.placed & ~done if previous is not None else np.zeros(len(done), bool)
+
     def carry() -> None:
         if previous is not None:
-            reuse.carry_files(sorted(plan.reuse - kept), previous, out)
+            reuse.carry_files(reuse.names_at(plan.repos, np.flatnonzero(plan.reuse & ~kept)), previous, out)
 
-    done = plan.reuse | kept
-    placed = {r: d for r, d in plan.placed.items() if r not in done} if previous is not None else {}
-    if progress and done:
-        progress(len(done))
-    todo = (p for p in site.projects if p.repo not in done)  # made as the parts are handed out
+    finished = int(done.sum())
+    if progress and finished:
+        progress(finished)
+    at = np.flatnonzero(~done)
+    listed = site.projects.view(pa.array(at)) if isinstance(site.projects, Listing) else (site.projects[i] for i in at)
+    todo = zip(map(int, at), listed)  # made as the parts are handed out
     # A project given its place costs about a third of one written whole.
-    if workers > 1 and len(site.projects) - len(done) - len(placed) * 2 // 3 >= PARALLEL_FROM:
+    if workers > 1 and len(at) - int(placed.sum()) * 2 // 3 >= PARALLEL_FROM:
         # The unchanged projects are linked while the writing processes start and write.
-        written, given = _write_in_parts(site, out, todo, plan.since, issues_url, site_url, progress, workers, placed, previous,
+        written, given = _write_in_parts(site, out, todo, plan, issues_url, site_url, progress, workers, placed, previous,
                                          meanwhile=carry)
     else:
         carry()
-        written, given = _write_part(_part(site, None), out, plan.since, issues_url, site_url, progress, placed, previous, done)
-    return written + len(done), given
+        written, given = _write_in_parts(site, out, todo, plan, issues_url, site_url, progress, 0, placed, previous)
+    return written + finished, given
 
 
 # Projects to write before a second process pays for its start (about a second), and projects a task.
@@ -385,10 +391,10 @@ def project_context(p: Project, page_as_of: date, previous: date | None, issues_
                 dispute=dispute_url(p, issues_url), site_url=site_url)
 
 
-def _write_part(site: SiteData, out: Path, since: dict[str, date], issues_url: str, site_url: str,
+def _write_part(site: SiteData, out: Path, since: Mapping[str, date], issues_url: str, site_url: str,
                 progress: Callable[[int], None] | None = None, placed: Mapping[str, date] | None = None,
-                previous_dir: Path | None = None, skip: AbstractSet[str] = frozenset()) -> tuple[int, int]:
-    """The files of every project of `site` but those in `skip`: those of `placed` (with the date
+                previous_dir: Path | None = None) -> tuple[int, int]:
+    """The files of every project of `site` (a part: a list): those of `placed` (with the date
     their files show in `previous_dir`) given their place in those files (`place`), unless they are
     not the template's; the rest written whole. Returns (the pages, how many were given their place)."""
     env, common = environment(), _project_common(site)
@@ -399,10 +405,8 @@ def _write_part(site: SiteData, out: Path, since: dict[str, date], issues_url: s
             progress(len(given))
     w = _Writer(out, env, common)
     previous = site.changes.previous if site.changes else None
-    skip = given | skip
     # A part names its projects, so that the detail files' other row groups go unread.
-    only = None if isinstance(site.projects, Listing) else [p.repo for p in site.projects if p.repo not in skip]
-    for p in site.detailed(only=only, skip=skip):
+    for p in site.detailed(only=[p.repo for p in site.projects if p.repo not in given]):
         w.page(project_href(p), "project.html", **project_context(p, since[p.repo], previous, issues_url, site_url))
         api.write_project(out, p, site, since[p.repo])
         if progress:
@@ -410,25 +414,32 @@ def _write_part(site: SiteData, out: Path, since: dict[str, date], issues_url: s
     return w.pages + len(given), len(given)
 
 
-def _write_in_parts(site: SiteData, out: Path, todo: Iterator[Project], since: dict[str, date], issues_url: str,
-                    site_url: str, progress: Callable[[int], None] | None, workers: int,
-                    placed: Mapping[str, date] | None = None, previous_dir: Path | None = None,
-                    meanwhile: Callable[[], None] | None = None) -> tuple[int, int]:
-    """Parts of PART projects in name order, each a task for a pool of fresh processes (not forked:
-    this one may hold threads and their locks); at most two parts per process are handed out at once,
-    so what waits to be written is never the whole snapshot. As `_write_part`; `meanwhile` is run
-    here once the first parts are handed out."""
-    placed = placed or {}
+def _write_in_parts(site: SiteData, out: Path, todo: Iterator[tuple[int, Project]], plan: reuse.Plan, issues_url: str,
+                    site_url: str, progress: Callable[[int], None] | None, workers: int, placed: np.ndarray,
+                    previous_dir: Path | None = None, meanwhile: Callable[[], None] | None = None) -> tuple[int, int]:
+    """The projects of `todo` (each with its position in the plan) in parts of PART, in name order,
+    each a task for a pool of fresh processes (not forked: this one may hold threads and their locks);
+    at most two parts per process are handed out at once, so what waits to be written is never the
+    whole snapshot. No pool (`workers` 0): written here, a part after another. As `_write_part`,
+    those of `placed` given their place; `meanwhile` is run here once the first parts are handed out."""
+    def task(chunk: list[tuple[int, Project]]) -> tuple[Any, ...]:
+        projects = [p for _, p in chunk]
+        return (_part(site, projects), out, {p.repo: plan.since_at(i) for i, p in chunk}, issues_url, site_url,
+                None if workers else progress, {p.repo: plan.shown_at(i) for i, p in chunk if placed[i]}, previous_dir)
+
     parts = iter(lambda: list(itertools.islice(todo, PART)), [])
     pages = given = 0
+    if not workers:
+        for chunk in parts:
+            written, placed_here = _write_part(*task(chunk))
+            pages, given = pages + written, given + placed_here
+        return pages, given
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_exit_with,
                              initargs=(os.getpid(),)) as pool:
         running: dict[Future[tuple[int, int]], int] = {}
         while True:
             for chunk in itertools.islice(parts, 2 * workers - len(running)):
-                task = pool.submit(_write_part, _part(site, chunk), out, {p.repo: since[p.repo] for p in chunk}, issues_url, site_url,
-                                   None, {p.repo: placed[p.repo] for p in chunk if p.repo in placed}, previous_dir)
-                running[task] = len(chunk)
+                running[pool.submit(_write_part, *task(chunk))] = len(chunk)
             if meanwhile is not None:
                 meanwhile()
                 meanwhile = None
@@ -482,13 +493,20 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         basis = reuse.site_basis(site, issues_url, site_url)
         plan = reuse.plan(site, slots.live, basis, full)
         lap("plan")
-        holds, under = reuse.read_written(slots.standby)
-        kept = set() if full else reuse.held(plan, slots.standby, holds)
-        known = reuse.project_folders(holds) if under == basis else None
+        standby = reuse.read_manifest(slots.standby)
+        # Kept only from a generation this code wrote: an earlier code may have given a project other files.
+        kept = (reuse.held(plan, slots.standby, standby) if not full and standby.basis == basis
+                else np.zeros(len(plan.repos), bool))
         # The standby's manifest goes before anything of it changes: a generation has one only once it
         # is complete, so after a crash from here on nothing of it is trusted.
         (slots.standby / reuse.MANIFEST).unlink(missing_ok=True)
-        generations.prune(slots.standby, {str(rel) for repo in kept for rel in project_files(repo)}, known)
+        if kept.any():
+            # Complete and this code's: its project folders hold its manifest's projects' files and
+            # nothing else, so they are not listed; the files of the projects not kept are moved.
+            generations.prune(slots.standby, set(), PROJECT_TREES, reuse.dropped(standby, plan.repos.filter(pa.array(kept))))
+        else:
+            generations.prune(slots.standby, set())
+        del standby
         lap("prune")
         root = slots.standby
         pages = render_site(site, root, issues_url, site_url)
@@ -498,11 +516,11 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         pages += written
         lap("projects")
         api.write_dataset(root, site)
-        api.write_json(root / reuse.MANIFEST, plan.manifest())
+        plan.write_manifest(root)
         lap("dataset")
         generations.swap(slots)
         generations.discard(target)
         lap("swap")
     size = _tree_bytes(target)
-    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), len(plan.reuse | kept),
+    return PublishSummary(target, pages, len(site.projects), size, round(time.perf_counter() - t0, 2), int((plan.reuse | kept).sum()),
                           lap.steps, placed)
