@@ -1,12 +1,15 @@
 """What publishing holds in memory: a snapshot loaded for publishing (`load_site_data`), then a full
 publish of it (`publish`, on 2 writing processes), with Python's own allocations traced in the
 publishing process (`tracemalloc`: what is held once loaded, and the most held at once during the
-publish) and its peak resident size. `--kept N` keeps at most N projects made from the listing
-file (`publish.listing.KEPT_PROJECTS`): run it at two sizes of world with the same N to see what
-still grows with the snapshot. Tracing slows the publish about twofold: its times are not the
-publish's own. Prints one JSON object.
+publish), its peak resident size, and the most Arrow's memory pool held (its buffers are not
+Python's, so tracemalloc does not see them: the listing's positions, the plan's columns, manifests).
+`--kept N` keeps at most N projects made from the listing file (`publish.listing.KEPT_PROJECTS`):
+run it at two sizes of world with the same N to see what still grows with the snapshot. `--over N`
+publishes N times first (untraced), so that the traced publish plans over a live site and prunes a
+standby that keeps every project (`--over 2`). Tracing slows the publish about twofold: its times
+are not the publish's own. Prints one JSON object.
 
-    .venv/bin/python bench/publish_memory.py --store STORE --out DIR [--kept N] [--no-trace]
+    .venv/bin/python bench/publish_memory.py --store STORE --out DIR [--kept N] [--over N] [--no-trace]
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
+import pyarrow as pa  # noqa: E402
+
 from porchlamp.publish import load_site_data, publish  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
 
@@ -32,6 +37,7 @@ def main() -> None:
     ap.add_argument("--store", type=Path, required=True, help="an evaluated store (opened read-only)")
     ap.add_argument("--out", type=Path, required=True, help="where to publish (replaced)")
     ap.add_argument("--kept", type=int, help="projects kept made from the listing (default: the code's own)")
+    ap.add_argument("--over", type=int, default=0, help="publishes before the measured one (0: into an empty folder)")
     ap.add_argument("--no-trace", action="store_true", help="no tracemalloc: the publish's own times, and its peak size only")
     args = ap.parse_args()
     try:
@@ -46,6 +52,9 @@ def main() -> None:
             old.unlink()
         elif old.exists():
             shutil.rmtree(old)
+    for _ in range(args.over):
+        with Store(args.store, read_only=True) as s:
+            publish(load_site_data(s), args.out, workers=2)
     trace = not args.no_trace
     if trace:
         tracemalloc.start()
@@ -63,10 +72,11 @@ def main() -> None:
     n = len(site.projects)
     print(json.dumps({
         "machine": f"{platform.machine()}, {platform.processor() or '?'}, python {platform.python_version()}",
-        "projects": n, "kept_projects": kept, "traced": trace,
+        "projects": n, "kept_projects": kept, "over": args.over, "reused": summary.reused, "traced": trace,
         "held_once_loaded_bytes": held, "held_per_project": None if held is None else round(held / n),
         "publish_peak_bytes": peak, "publish_peak_per_project": None if peak is None else round(peak / n),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+        "arrow_pool_peak_bytes": pa.default_memory_pool().max_memory(),
         "load_s": round(load, 2), "publish_s": round(wall, 2), "steps": summary.steps, "pages": summary.pages}))
 
 
