@@ -251,15 +251,16 @@ def _dirs_and_files(root: Path) -> tuple[set[str], set[str]]:
 @settings(max_examples=40, deadline=None)
 def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(projects: list[tuple[str, str]], data: Any) -> None:
     """A complete generation's project folders hold its manifest's projects' files and nothing else:
-    pruning them from the manifest (the files of the projects not kept moved, their folders kept
-    unlisted) leaves the same files and folders as listing them, moves the same away, and passes
-    over a file the manifest names that is not there."""
-    repos = sorted(f"{o}/{n}" for o, n in data.draw(st.permutations(projects)))
+    pruning them from the manifest (an owner's folders moved whole when none of its projects is
+    kept, the files of the projects not kept otherwise; the rest not listed) leaves the same files
+    and folders as listing them, moves the same away, and passes over a file the manifest names
+    that is not there."""
+    repos = sorted(f"{o}/{n}" for o, n in projects)
     kept = data.draw(st.sets(st.sampled_from(repos), min_size=1))
     # One project's badge missing, as a failed write leaves it (a kept project has every file: `reuse.held`).
     gone = data.draw(st.sampled_from([None, *(r for r in repos if r not in kept)]))
     keep = {rel for r in kept for rel in reuse.project_files(r)}
-    # The manifest in any order; `dropped` moves an owner's folders whole when none of its projects is kept.
+    # The manifest in any order.
     listed = pa.array(data.draw(st.permutations(repos)), pa.string())
     manifest = reuse.Manifest(pa.table([listed, *(pa.nulls(len(repos), t.type) for t in list(reuse.MANIFEST_SCHEMA)[1:])],
                                        schema=reuse.MANIFEST_SCHEMA), "basis")
