@@ -94,10 +94,14 @@ class Manifest:
         return {r: (k.hex(), d) for r, k, d in zip(cols["repo"], cols["key"], cols["since"])}
 
 
+def _no_manifest() -> Manifest:
+    return Manifest(MANIFEST_SCHEMA.empty_table(), None)
+
+
 def read_manifest(site_dir: Path) -> Manifest:
     """`site_dir`'s manifest; an empty one when it has none or an unreadable one (then every file is
     written again: nothing is lost but time)."""
-    empty = Manifest(MANIFEST_SCHEMA.empty_table(), None)
+    empty = _no_manifest()
     try:
         table = pq.read_table(site_dir / MANIFEST)
         meta = json.loads((table.schema.metadata or {}).get(_META, b"{}"))
@@ -156,8 +160,15 @@ def _lookup(names: pa.Array, manifest: Manifest) -> tuple[pa.Array, np.ndarray]:
     return at, at.is_valid().to_numpy(zero_copy_only=False)
 
 
-def _equal(a: pa.Array, b: pa.Array) -> np.ndarray:
-    return pc.fill_null(pc.equal(a, b), False).to_numpy(zero_copy_only=False)
+def _same(manifest: Manifest, name: str, at: pa.Array, values: pa.Array) -> np.ndarray:
+    """Whether `manifest`'s column `name` at `at` (`_lookup`'s positions) equals `values`: False
+    where a name is not there."""
+    return pc.fill_null(pc.equal(manifest.column(name).take(at), values), False).to_numpy(zero_copy_only=False)
+
+
+def _dates(manifest: Manifest, at: pa.Array, missing: date) -> np.ndarray:
+    """`manifest`'s dates at `at` (`_lookup`'s positions), `missing` where a name is not there."""
+    return pc.fill_null(manifest.column("since").take(at), missing).to_numpy(zero_copy_only=False).astype("datetime64[D]")
 
 
 def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = False) -> Plan:
@@ -176,14 +187,14 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
     today = np.datetime64(site.as_of, "D")
     since = np.full(n, today)
     reuse, placed = np.zeros(n, bool), np.zeros(n, bool)
-    before = read_manifest(previous_dir) if previous_dir is not None else Manifest(MANIFEST_SCHEMA.empty_table(), None)
+    before = read_manifest(previous_dir) if previous_dir is not None else _no_manifest()
     if len(before):
         at, found = _lookup(repos, before)
-        shown = pc.fill_null(before.column("since").take(at), site.as_of).to_numpy(zero_copy_only=False).astype("datetime64[D]")
+        shown = _dates(before, at, site.as_of)
         # A date never runs ahead of the snapshot: a site published from a later one is not this one's past.
         found &= shown <= today
-        same = found & _equal(before.column("key").take(at), key_col)
-        own_held = found & ~same & _equal(before.column("own").take(at), own_col)
+        same = found & _same(before, "key", at, key_col)
+        own_held = found & ~same & _same(before, "own", at, own_col)
         since[same] = shown[same]
         if not full and previous_dir is not None:
             for i, whole in _whole_at(previous_dir, repos, np.flatnonzero(same | own_held)):
@@ -201,8 +212,7 @@ def held(plan: Plan, site_dir: Path, before: Manifest) -> np.ndarray:
     if not len(before):
         return out
     at, found = _lookup(plan.repos, before)
-    shown = pc.fill_null(before.column("since").take(at), date.min).to_numpy(zero_copy_only=False).astype("datetime64[D]")
-    same = found & (shown == plan.since) & _equal(before.column("key").take(at), plan.key)
+    same = found & (_dates(before, at, date.min) == plan.since) & _same(before, "key", at, plan.key)
     for i, whole in _whole_at(site_dir, plan.repos, np.flatnonzero(same)):
         out[i] = whole
     return out
