@@ -101,3 +101,16 @@ def pr_verdict_rows(prs: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     verdict holds, its key, its maintainers' acts and its rows' digest (from the PR's rows, which two
     stores may hold differently for the same verdict: an association GitHub computed on another day)."""
     return [r[:-6] + (r[-3],) for r in prs]
+
+
+def own_verdict(store: Any, as_of: date, repo: str) -> int:
+    """The repository verdict snapshot `as_of` lists for `repo`, copied to a verdict that snapshot alone
+    lists (another snapshot listing the same verdict keeps it as it was): its id, for a test to change
+    its row in `repo_verdicts` (`results` is a view)."""
+    conn = store.conn
+    old = conn.execute("SELECT s.id FROM snapshot_repos s JOIN repo_verdicts v USING (id) WHERE s.as_of = ? AND v.repo = ?",
+                       [as_of, repo]).fetchone()[0]
+    new = conn.execute("SELECT max(id) + 1 FROM repo_verdicts").fetchone()[0]
+    conn.execute("INSERT INTO repo_verdicts SELECT * REPLACE (? AS id) FROM repo_verdicts WHERE id = ?", [new, old])
+    conn.execute("UPDATE snapshot_repos SET id = ? WHERE as_of = ? AND id = ?", [new, as_of, old])
+    return int(new)

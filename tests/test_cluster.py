@@ -4,7 +4,6 @@ worker killed mid-shard, every result row equals the pure evaluation's."""
 from __future__ import annotations
 
 import gc
-import os
 from pathlib import Path
 
 import pytest

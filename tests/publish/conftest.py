@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import own_verdict
 
 from porchlamp.config import Settings
 from porchlamp.publish import load_site_data, publish
@@ -22,7 +23,8 @@ def add_earlier_snapshot(s: Store, days: int = 7) -> dict[str, str]:
     a black hole, an unrated one that was ranked). Returns repo -> the change planted."""
     when = s.latest_snapshot()
     earlier = f"CAST(as_of - INTERVAL {days} DAY AS DATE)"
-    for table in ("snapshots", "results", "profile_results"):
+    # `results` is a view: the earlier day lists the same repository verdicts, as a day that carries them does.
+    for table in ("snapshots", "snapshot_repos", "profile_results"):
         s.conn.execute(f"INSERT INTO {table} SELECT * REPLACE ({earlier} AS as_of) FROM {table} WHERE as_of = ?", [when])
     prev = s.conn.execute(f"SELECT {earlier} FROM snapshots WHERE as_of = ?", [when]).fetchone()[0]
     ranked = [r[0] for r in s.conn.execute("SELECT repo FROM profile_results WHERE as_of = ? AND profile = 'default' AND rank IS NOT NULL "
@@ -33,9 +35,8 @@ def add_earlier_snapshot(s: Store, days: int = 7) -> dict[str, str]:
     ranks = {first: 2, second: 1, hole: len(ranked) + 1, unrated: len(ranked) + 2}
     for repo, rank in ranks.items():
         s.conn.execute("UPDATE profile_results SET rank = ? WHERE as_of = ? AND repo = ? AND profile = 'default'", [rank, prev, repo])
-    for repo in (hole, unrated):
-        s.conn.execute("UPDATE results SET status = 'ranked' WHERE as_of = ? AND repo = ?", [prev, repo])
-    s.conn.execute("UPDATE results SET status = 'black_hole' WHERE as_of = ? AND repo = ?", [prev, was_hole])
+    for repo, status in ((hole, "ranked"), (unrated, "ranked"), (was_hole, "black_hole")):
+        s.conn.execute("UPDATE repo_verdicts SET status = ? WHERE id = ?", [status, own_verdict(s, prev, repo)])
     return {first: "moved", second: "moved", hole: "new_black_hole", was_hole: "recovered", unrated: "no_longer_ranked"}
 
 

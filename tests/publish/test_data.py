@@ -7,6 +7,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from helpers import own_verdict
+
 from porchlamp.publish import load_site_data
 from porchlamp.publish.data import LIST_COLUMNS
 from porchlamp.store import Store
@@ -60,7 +62,7 @@ def test_a_project_digest_moves_with_any_of_its_stored_rows(published: tuple[Pat
         with_prs = [r["repo"] for r in s.query("SELECT DISTINCT repo FROM pr_results WHERE as_of = ? ORDER BY repo", [when])]
         moved = {"results": ranked[0], "profile_results": ranked[1], "component_results": ranked[2],
                  "pr_results": next(r for r in with_prs if r not in ranked[:3])}
-        s.conn.execute("UPDATE results SET evidence = evidence || ' ' WHERE as_of = ? AND repo = ?", [when, moved["results"]])
+        s.conn.execute("UPDATE repo_verdicts SET evidence = evidence || ' ' WHERE id = ?", [own_verdict(s, when, moved["results"])])
         s.conn.execute("UPDATE profile_results SET explain = '[]' WHERE as_of = ? AND repo = ? AND profile = 'career'",
                        [when, moved["profile_results"]])
         s.conn.execute("UPDATE component_results SET reason = reason || '.' WHERE as_of = ? AND repo = ? AND component = 'reach'",
@@ -69,7 +71,7 @@ def test_a_project_digest_moves_with_any_of_its_stored_rows(published: tuple[Pat
         s.conn.execute("UPDATE pr_verdicts SET title = 'renamed' WHERE id = (SELECT s.id FROM snapshot_prs s JOIN pr_verdicts v "
                        "USING (id) WHERE s.as_of = ? AND v.repo = ? ORDER BY v.number LIMIT 1)", [when, moved["pr_results"]])
         # How a verdict was reached is no part of what a page shows.
-        s.conn.execute("UPDATE results SET inputs = 'other', valid_until = NULL WHERE as_of = ? AND repo = ?", [when, ranked[5]])
+        s.conn.execute("UPDATE repo_verdicts SET inputs = 'other', valid_until = NULL WHERE id = ?", [own_verdict(s, when, ranked[5])])
         after = load_site_data(s)
     was = {p.repo: (p.digest, p.place) for p in before.projects}
     now = {p.repo: (p.digest, p.place) for p in after.projects}

@@ -12,7 +12,7 @@ import pytest
 from porchlamp.models import PullRequest, Repository, TimelineItem
 from porchlamp.sample import load_world
 from porchlamp.store import LATEST_VERSION, RAW_TABLES, Store, StoreError
-from porchlamp.store.schema import MIGRATIONS, RESULT_TABLES
+from porchlamp.store.schema import MIGRATIONS, RESULT_TABLES, STORED_ONCE
 
 
 def _pr(number: int = 1, title: str = "Fix") -> PullRequest:
@@ -193,22 +193,6 @@ def _verdicts(day: date, prs: list[tuple[str, int]], title: str = "t") -> dict[s
             "title": [f"{title} {n}" for _, n in prs], "created_at": [datetime(2026, 9, 1, 12)] * len(prs)}
 
 
-def test_verdicts_move_to_one_row_each_and_read_as_before(tmp_path: Path) -> None:
-    """A store whose snapshots each held their own PR rows reads the same through `pr_results`
-    after the upgrade, every row a verdict of its own, listed by its snapshot."""
-    path, d1, d2 = tmp_path / "s.duckdb", date(2026, 10, 15), date(2026, 10, 16)
-    with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:11]), Store(path) as s:
-        _write_rows(s, d1, {"pr_results": _verdicts(d1, [("o/a", 1), ("o/a", 2)])})
-        _write_rows(s, d2, {"pr_results": {**_verdicts(d2, [("o/a", 1), ("o/a", 2), ("o/a", 3)]), "acts": [None, "[]", None]}})
-        before = s.conn.execute("SELECT * FROM pr_results ORDER BY ALL").fetchall()
-        columns = s.conn.execute("DESCRIBE pr_results").fetchall()
-    with Store(path) as s:
-        assert s.conn.execute("SELECT * FROM pr_results ORDER BY ALL").fetchall() == before
-        assert s.conn.execute("DESCRIBE pr_results").fetchall() == columns
-        assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (5, 5)
-        assert "pr_verdicts" not in s.all_tables() and "pr_results" in s.all_tables()
-
-
 def test_a_kept_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
     """A snapshot that keeps an earlier one's PR verdicts lists them; writing it again, or dropping
     a snapshot, forgets only the verdicts no snapshot lists any more."""
@@ -230,6 +214,62 @@ def test_a_kept_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
         assert s.delete_snapshots([d1]) == 3
         assert s.query("SELECT repo, number, title FROM pr_results ORDER BY repo, number") == day2
         assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (3, 3)
+
+
+def _results(repos: list[str], evidence: str = "{}") -> dict[str, list[object]]:
+    """`results` columns of a few repositories' verdicts."""
+    return {"repo": repos, "status": ["ranked"] * len(repos), "evidence": [evidence] * len(repos)}
+
+
+D1, D2 = date(2026, 10, 15), date(2026, 10, 16)
+
+
+@pytest.mark.parametrize("table, version, days, stored", [
+    # PR verdicts stored once from schema 12
+    ("pr_results", 11, [_verdicts(D1, [("o/a", 1), ("o/a", 2)]),
+                        {**_verdicts(D2, [("o/a", 1), ("o/a", 2), ("o/a", 3)]), "acts": [None, "[]", None]}], 5),
+    # repository verdicts from schema 13
+    ("results", 12, [{"as_of": [D1, D1], **_results(["o/a", "o/b"]), "inputs": ["1:2", None]},
+                     {"as_of": [D2], **_results(["o/a"], '{"x": 1}')}], 3),
+], ids=["pr_results", "results"])
+def test_verdicts_move_to_one_row_each_and_read_as_before(tmp_path: Path, table: str, version: int,
+                                                          days: list[dict[str, list[object]]], stored: int) -> None:
+    """A store whose snapshots each held their own rows of `table` reads the same through it (a view)
+    after the upgrade, every row a verdict of its own, listed by its snapshot."""
+    path = tmp_path / "s.duckdb"
+    verdicts, listing = STORED_ONCE[table]
+    with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:version]), Store(path) as s:
+        for day, rows in zip((D1, D2), days):
+            _write_rows(s, day, {table: rows})
+        before = s.conn.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+        columns = s.conn.execute(f"DESCRIBE {table}").fetchall()
+    with Store(path) as s:
+        assert s.conn.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall() == before
+        assert s.conn.execute(f"DESCRIBE {table}").fetchall() == columns
+        assert (s.count(verdicts), s.count(listing)) == (stored, stored)
+        assert verdicts not in s.all_tables() and table in s.all_tables()
+
+
+def test_a_carried_repository_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
+    """A day that carries an earlier day's repository verdicts lists them; the digest given for the
+    repositories judged that day goes on their new verdicts only, and dropping the earlier day
+    forgets only the verdict no snapshot lists any more."""
+    d1, d2 = date(2026, 10, 15), date(2026, 10, 16)
+    meta = {"settings": "{}", "porchlamp_version": "test", "repos": 3}
+    with Store(tmp_path / "s.duckdb") as s:
+        s.write_snapshot(d1, meta, {"results": _results(["o/a", "o/b", "o/c"], '{"day": 1}')},
+                         inputs={"o/a": "1:1", "o/b": "1:2", "o/c": "1:3"})
+        s.write_snapshot(d2, meta, {"results": _results(["o/c"], '{"day": 2}')}, carry=(d1, ["o/a", "o/b"]),
+                         inputs={"o/a": "1:1", "o/b": "1:2", "o/c": "2:3"})
+        rows = s.query("SELECT as_of, repo, evidence, inputs FROM results ORDER BY as_of, repo")
+        assert [(r["as_of"], r["repo"], r["evidence"], r["inputs"]) for r in rows] == [
+            (d1, "o/a", '{"day": 1}', "1:1"), (d1, "o/b", '{"day": 1}', "1:2"), (d1, "o/c", '{"day": 1}', "1:3"),
+            (d2, "o/a", '{"day": 1}', "1:1"), (d2, "o/b", '{"day": 1}', "1:2"), (d2, "o/c", '{"day": 2}', "2:3")]
+        assert (s.count("repo_verdicts"), s.count("snapshot_repos")) == (4, 6)
+        assert s.delete_snapshots([d1]) == 3
+        assert [(r["repo"], r["evidence"]) for r in s.query("SELECT repo, evidence FROM results ORDER BY repo")] == [
+            ("o/a", '{"day": 1}'), ("o/b", '{"day": 1}'), ("o/c", '{"day": 2}')]
+        assert (s.count("repo_verdicts"), s.count("snapshot_repos")) == (3, 3)
 
 
 def test_a_new_store_is_made_without_an_upgrade_notice(tmp_path: Path) -> None:

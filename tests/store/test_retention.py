@@ -12,7 +12,7 @@ from porchlamp.config import Settings
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 from porchlamp.store.retention import kept_snapshots, prune_snapshots
-from porchlamp.store.schema import RAW_TABLES, RESULT_TABLES
+from porchlamp.store.schema import RAW_TABLES, RESULT_TABLES, STORED_ONCE
 
 
 @given(st.sets(st.dates(date(2025, 1, 1), date(2027, 12, 31)), max_size=60), st.integers(1, 90))
@@ -44,11 +44,12 @@ def test_prune_deletes_only_old_results(store300: Path, tmp_path: Path) -> None:
         evaluate_store(s, last, Settings())
         # Sixty earlier days of the same results, as sixty days of refreshes would leave.
         days = [last - timedelta(days=n) for n in range(1, 61)]
-        # Each earlier day lists the same PR verdicts (`pr_results` reads them), as a day that keeps them does.
-        for table in ("snapshots", *(t if t != "pr_results" else "snapshot_prs" for t in RESULT_TABLES)):
+        # Each earlier day lists the same PR and repository verdicts (`pr_results` and `results` read them),
+        # as a day that keeps them does.
+        for table in ("snapshots", *(STORED_ONCE[t][1] if t in STORED_ONCE else t for t in RESULT_TABLES)):
             for d in days:
                 s.conn.execute(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} WHERE as_of = ?", [d, last])
-        verdicts = s.count("pr_verdicts")
+        verdicts = {t: s.count(t) for t, _ in STORED_ONCE.values()}
         raw = {t: s.count(t) for t in RAW_TABLES}
         per_day = sum(s.conn.execute(f"SELECT count(*) FROM {t} WHERE as_of = ?", [last]).fetchone()[0] for t in RESULT_TABLES)
         dry = prune_snapshots(s, 14, dry_run=True)
@@ -62,7 +63,7 @@ def test_prune_deletes_only_old_results(store300: Path, tmp_path: Path) -> None:
         for t in RESULT_TABLES:
             assert {r[0] for r in s.conn.execute(f"SELECT DISTINCT as_of FROM {t}").fetchall()} == set(kept)
         assert {t: s.count(t) for t in RAW_TABLES} == raw  # collected rows are never touched
-        assert s.count("pr_verdicts") == verdicts  # the kept days still list every verdict
+        assert {t: s.count(t) for t, _ in STORED_ONCE.values()} == verdicts  # the kept days still list every verdict
         # The next day still carries from the latest.
         s.set_meta("collected_as_of", (last + timedelta(days=1)).isoformat())
         assert evaluate_store(s, last + timedelta(days=1), Settings()).carried > 0

@@ -31,7 +31,7 @@ from porchlamp.models import (
 )
 from porchlamp import killpoints
 from porchlamp.errors import PorchlampError
-from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, PR_VERDICTS, RAW_TABLES, RESULT_TABLES, SNAPSHOT_PRS
+from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, REPO_VERDICTS, RESULT_TABLES, STORED_ONCE
 
 # DuckDB's memory for a scan or export that streams over a whole table (`Store.small_budget`).
 SMALL_BUDGET = "512MB"
@@ -497,22 +497,25 @@ class Store:
         columns in `tables`, or as Parquet files with the table's columns in `files`; `carry` =
         (an earlier snapshot, repositories) takes those repositories' rows from it but for the
         ranks (`profile_results` comes whole in `tables`); `kept_prs` = (an earlier snapshot, Parquet
-        files of (repo, number)) takes those PRs' verdicts from it; `inputs` sets each repository's
-        digest. A PR verdict taken from an earlier snapshot is listed again, not copied (`pr_verdicts`)."""
+        files of (repo, number)) takes those PRs' verdicts from it; `inputs` sets the digest of each
+        repository judged here (one carried was carried because its digest is the same). A verdict
+        taken from an earlier snapshot, a repository's or a PR's, is listed again, not copied
+        (`STORED_ONCE`)."""
         with self.transaction():
             self._delete_snapshots([as_of])
+            judged_after = self._last_id(REPO_VERDICTS)
             self._run(
                 "INSERT INTO snapshots (as_of, settings, porchlamp_version, repos, basis) VALUES (?, ?, ?, ?, ?)",
                 [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"], meta.get("basis")],
             )
             for table, data in tables.items():
                 self._result_table(table)
-                if table != "pr_results":
+                if table not in STORED_ONCE:
                     self._insert_columns(table, data, replace=False)
                 elif data and len(next(iter(data.values()))):
                     self.conn.register("_verdict_columns", pa.table({c: pa.array(v) for c, v in data.items()}))
                     try:
-                        self._add_verdicts(as_of, "_verdict_columns", list(data))
+                        self._add_verdicts(table, as_of, "_verdict_columns", list(data))
                     finally:
                         self.conn.unregister("_verdict_columns")
             for table, paths in (files or {}).items():
@@ -521,8 +524,8 @@ class Store:
                     present = set().union(*(pq.read_schema(p).names for p in paths))
                     listed = ", ".join(f"'{_sql_path(Path(p))}'" for p in paths)
                     source = f"read_parquet([{listed}], union_by_name = true)"
-                    if table == "pr_results":
-                        self._add_verdicts(as_of, source, present)
+                    if table in STORED_ONCE:
+                        self._add_verdicts(table, as_of, source, present)
                         continue
                     types = self._column_types(table)
                     cols = [c for c in types if c in present]
@@ -531,15 +534,15 @@ class Store:
             if kept_prs and kept_prs[1]:
                 was, paths = kept_prs
                 listed = ", ".join(f"'{_sql_path(Path(p))}'" for p in paths)
-                self._list_again(as_of, was, f"EXISTS (SELECT 1 FROM read_parquet([{listed}]) k "
-                                             "WHERE k.repo = v.repo AND k.number = v.number)")
+                self._list_again("pr_results", as_of, was, f"EXISTS (SELECT 1 FROM read_parquet([{listed}]) k "
+                                                           "WHERE k.repo = v.repo AND k.number = v.number)")
             if carry and carry[1]:
                 was, repos = carry
                 self.conn.register("_carry", pa.table({"repo": pa.array(list(repos), pa.string())}))
                 try:
                     for table in RESULT_TABLES:
-                        if table == "pr_results":
-                            self._list_again(as_of, was, "v.repo IN (SELECT repo FROM _carry)")
+                        if table in STORED_ONCE:
+                            self._list_again(table, as_of, was, "v.repo IN (SELECT repo FROM _carry)")
                         elif table != "profile_results":
                             self._run(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} "
                                       "WHERE as_of = ? AND repo IN (SELECT repo FROM _carry)", [as_of, was])
@@ -549,41 +552,49 @@ class Store:
                 self.conn.register("_inputs", pa.table({"repo": pa.array(list(inputs), pa.string()),
                                                         "inputs": pa.array(list(inputs.values()), pa.string())}))
                 try:
-                    self._run("UPDATE results SET inputs = i.inputs FROM _inputs i WHERE results.as_of = ? AND results.repo = i.repo",
-                              [as_of])
+                    # Only the verdicts stored by this write: one listed again may be another snapshot's too.
+                    self._run(f"UPDATE {REPO_VERDICTS} SET inputs = i.inputs FROM _inputs i "
+                              f"WHERE {REPO_VERDICTS}.id > ? AND {REPO_VERDICTS}.repo = i.repo", [judged_after])
                 finally:
                     self.conn.unregister("_inputs")
 
-    def _list_again(self, as_of: date, was: date, where: str) -> None:
-        """The PR verdicts snapshot `was` lists that satisfy `where` (over `v`, the verdict) listed in
-        snapshot `as_of` too: kept, not copied."""
-        self._run(f"INSERT INTO {SNAPSHOT_PRS} SELECT CAST(? AS DATE), s.id FROM {SNAPSHOT_PRS} s "
-                  f"JOIN {PR_VERDICTS} v ON v.id = s.id WHERE s.as_of = ? AND {where}", [as_of, was])
+    def _list_again(self, table: str, as_of: date, was: date, where: str) -> None:
+        """The verdicts of `table` (stored once) that snapshot `was` lists and that satisfy `where`
+        (over `v`, the verdict) listed in snapshot `as_of` too: kept, not copied."""
+        verdicts, listing = STORED_ONCE[table]
+        self._run(f"INSERT INTO {listing} SELECT CAST(? AS DATE), s.id FROM {listing} s "
+                  f"JOIN {verdicts} v ON v.id = s.id WHERE s.as_of = ? AND {where}", [as_of, was])
 
-    def _add_verdicts(self, as_of: date, source: str, present: Collection[str]) -> None:
-        """PR verdicts new to the store, the rows of `source` (a table or a table function, with
-        the columns `present` of `pr_results`), stored and listed in snapshot `as_of`."""
-        types = self._column_types(PR_VERDICTS)
+    def _last_id(self, verdicts: str) -> int:
+        row = self._one(f"SELECT coalesce(max(id), 0) FROM {verdicts}")
+        return int(row[0]) if row else 0
+
+    def _add_verdicts(self, table: str, as_of: date, source: str, present: Collection[str]) -> None:
+        """Verdicts of `table` (stored once) new to the store, the rows of `source` (a table or a
+        table function, with the columns `present` of `table`), stored and listed in snapshot `as_of`."""
+        verdicts, listing = STORED_ONCE[table]
+        types = self._column_types(verdicts)
         cols = [c for c in types if c in present and c != "id"]
-        row = self._one(f"SELECT coalesce(max(id), 0) FROM {PR_VERDICTS}")
-        base = int(row[0]) if row else 0
-        self._run(f"INSERT INTO {PR_VERDICTS} (id, {', '.join(_q(c) for c in cols)}) SELECT ? + row_number() OVER (), "
+        base = self._last_id(verdicts)
+        self._run(f"INSERT INTO {verdicts} (id, {', '.join(_q(c) for c in cols)}) SELECT ? + row_number() OVER (), "
                   f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} FROM {source}", [base])
-        self._run(f"INSERT INTO {SNAPSHOT_PRS} SELECT CAST(? AS DATE), id FROM {PR_VERDICTS} WHERE id > ?", [as_of, base])
+        self._run(f"INSERT INTO {listing} SELECT CAST(? AS DATE), id FROM {verdicts} WHERE id > ?", [as_of, base])
 
     def _delete_snapshots(self, dates: Sequence[date]) -> int:
         """Every result row of these snapshots, and their record, deleted (inside the caller's
-        transaction); a PR verdict no snapshot lists any more goes too. Returns the result rows."""
+        transaction); a verdict (a repository's or a PR's) no snapshot lists any more goes too.
+        Returns the result rows."""
         deleted = 0
-        listed = 0
         for table in (*RESULT_TABLES, "snapshots"):
+            listed = 0
             for d in dates:
-                row = self._one(f"DELETE FROM {SNAPSHOT_PRS if table == 'pr_results' else table} WHERE as_of = ?", [d])
+                row = self._one(f"DELETE FROM {STORED_ONCE[table][1] if table in STORED_ONCE else table} WHERE as_of = ?", [d])
                 n = int(row[0]) if row else 0
                 deleted += n if table != "snapshots" else 0
-                listed += n if table == "pr_results" else 0
-        if listed:
-            self._run(f"DELETE FROM {PR_VERDICTS} v WHERE NOT EXISTS (SELECT 1 FROM {SNAPSHOT_PRS} s WHERE s.id = v.id)")
+                listed += n
+            if listed and table in STORED_ONCE:
+                verdicts, listing = STORED_ONCE[table]
+                self._run(f"DELETE FROM {verdicts} v WHERE NOT EXISTS (SELECT 1 FROM {listing} s WHERE s.id = v.id)")
         return deleted
 
     def delete_snapshots(self, dates: Sequence[date]) -> int:
@@ -662,13 +673,13 @@ class Store:
         return list(self._column_types(table))
 
     def all_tables(self) -> list[str]:
-        """Every table and view by name; `pr_results` stands for the two tables it reads."""
+        """Every table and view by name; `pr_results` and `results` stand for the two tables each reads."""
         return [
             r[0]
             for r in self.conn.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1"
             ).fetchall()
-            if r[0] not in (PR_VERDICTS, SNAPSHOT_PRS)
+            if r[0] not in {t for pair in STORED_ONCE.values() for t in pair}
         ]
 
 

@@ -341,11 +341,27 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
         """,
     ),
+    Migration(
+        13,
+        "a repository's verdict stored once, however many snapshots hold it (`repo_verdicts`), each snapshot listing "
+        "its verdicts (`snapshot_repos`); `results` reads them joined: a day at 11,000 repositories copied the 6,500 "
+        "verdicts it carried, each with its evidence (4 KB on average), about 45 MB of store a day",
+        """
+        CREATE TEMP TABLE _numbered AS SELECT row_number() OVER (ORDER BY as_of, repo) AS id, * FROM results;
+        CREATE TABLE repo_verdicts AS SELECT id, * EXCLUDE (id, as_of) FROM _numbered ORDER BY id;
+        CREATE TABLE snapshot_repos AS SELECT as_of, id FROM _numbered ORDER BY id;
+        DROP TABLE _numbered;
+        DROP TABLE results;
+        CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JOIN repo_verdicts v ON v.id = s.id;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
-# Where `pr_results` (a view) is kept: each verdict once, and which snapshots hold it.
+# Where `pr_results` and `results` (views) are kept: each verdict once, and which snapshots hold it.
 PR_VERDICTS, SNAPSHOT_PRS = "pr_verdicts", "snapshot_prs"
+REPO_VERDICTS, SNAPSHOT_REPOS = "repo_verdicts", "snapshot_repos"
+STORED_ONCE: dict[str, tuple[str, str]] = {"pr_results": (PR_VERDICTS, SNAPSHOT_PRS), "results": (REPO_VERDICTS, SNAPSHOT_REPOS)}
 
 LATEST_VERSION = MIGRATIONS[-1].version
 
