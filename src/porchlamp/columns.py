@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 # Units whose NumPy datetime64 values become `datetime` objects (nanoseconds would become integers).

@@ -4,7 +4,6 @@ faults, follows renames, stops cleanly on a bad token, and costs few points."""
 import collections
 import json
 import shutil
-from collections import defaultdict
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from porchlamp.collect import AuthError
 from porchlamp.config import Settings
 from porchlamp.emulator import Limits, WorldIndex
 from porchlamp.evaluate import evaluate_snapshot
-from porchlamp.sample import generate_world, iter_rows, read_truth
+from porchlamp.sample import generate_world, read_truth
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 

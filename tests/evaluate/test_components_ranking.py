@@ -1,7 +1,7 @@
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from helpers import AS_OF, T0, accounts, data, item, judged, pr, repo
+from helpers import AS_OF, T0, data, item, judged, pr, repo
 
 from porchlamp.config import Settings, settings_from_dict
 from porchlamp.evaluate import components as c

@@ -3,13 +3,11 @@
 from datetime import timedelta
 
 import pytest
-from helpers import AS_OF, NOW, T0, accounts, context, data, item, judged, pr
+from helpers import NOW, T0, accounts, context, data, item, judged, pr
 from hypothesis import given, strategies as st
 
 from porchlamp.config import Settings
-from porchlamp.evaluate.engine import window
-from porchlamp.evaluate.people import find_maintainers
-from porchlamp.evaluate.pulls import Response, is_response, judge_pull, judge_pulls, redirect_kind
+from porchlamp.evaluate.pulls import Response, is_response, judge_pull, redirect_kind
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import CommunityFiles
 

@@ -9,7 +9,7 @@ from unittest.mock import patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import AS_OF, NOW, T0, accounts, context, data, item, judged, pr
+from helpers import AS_OF, T0, accounts, context, data, item, judged, pr
 
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g, templates
