@@ -2,7 +2,7 @@ import os
 import subprocess
 import sys
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from unittest.mock import patch
 
@@ -12,7 +12,7 @@ import pytest
 from porchlamp.models import PullRequest, Repository, TimelineItem
 from porchlamp.sample import load_world
 from porchlamp.store import LATEST_VERSION, RAW_TABLES, Store, StoreError
-from porchlamp.store.schema import MIGRATIONS, RESULT_TABLES, STORED_ONCE
+from porchlamp.store.schema import MIGRATIONS, RESULT_TABLES, STORED_ONCE, Migration
 
 
 def _pr(number: int = 1, title: str = "Fix") -> PullRequest:
@@ -235,19 +235,32 @@ D1, D2 = date(2026, 10, 15), date(2026, 10, 16)
 def test_verdicts_move_to_one_row_each_and_read_as_before(tmp_path: Path, table: str, version: int,
                                                           days: list[dict[str, list[object]]], stored: int) -> None:
     """A store whose snapshots each held their own rows of `table` reads the same through it (a view)
-    after the upgrade, every row a verdict of its own, listed by its snapshot."""
+    after the upgrade, every row a verdict of its own, listed by its snapshot; rows deleted before
+    (a pruned day) leave no verdict behind."""
     path = tmp_path / "s.duckdb"
     verdicts, listing = STORED_ONCE[table]
     with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:version]), Store(path) as s:
-        for day, rows in zip((D1, D2), days):
-            _write_rows(s, day, {table: rows})
+        for day, rows in zip((D1 - timedelta(days=1), D1, D2), (days[0], *days)):
+            _write_rows(s, day, {table: {**rows, "as_of": [day] * len(rows["as_of"])}})
+        s.conn.execute(f"DELETE FROM {table} WHERE as_of < ?", [D1])
         before = s.conn.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
         columns = s.conn.execute(f"DESCRIBE {table}").fetchall()
     with Store(path) as s:
         assert s.conn.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall() == before
         assert s.conn.execute(f"DESCRIBE {table}").fetchall() == columns
         assert (s.count(verdicts), s.count(listing)) == (stored, stored)
+        assert s.conn.execute(f"SELECT count(DISTINCT id) FROM {listing}").fetchone()[0] == stored
         assert verdicts not in s.all_tables() and table in s.all_tables()
+
+
+def test_an_upgrade_runs_in_the_small_budget(tmp_path: Path) -> None:
+    """A migration may copy a table the size of the store: it runs in the small budget (DuckDB spills
+    past it), then DuckDB has its default again."""
+    probe = Migration(LATEST_VERSION + 1, "probe", "CREATE TABLE probe AS SELECT current_setting('memory_limit') AS m")
+    with patch("porchlamp.store.db.MIGRATIONS", (*MIGRATIONS, probe)), \
+            patch("porchlamp.store.db.LATEST_VERSION", probe.version), Store(tmp_path / "s.duckdb") as s:
+        assert s.conn.execute("SELECT m FROM probe").fetchone()[0] == "488.2 MiB"  # 512 MB
+        assert s.conn.execute("SELECT current_setting('memory_limit')").fetchone()[0] != "488.2 MiB"
 
 
 def test_a_carried_repository_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:

@@ -224,7 +224,8 @@ class Store:
                              f"({mig.description}); on a large store this can take minutes, and stopping it loses "
                              "nothing (the next run starts this step again)")
             # Each migration and its record commit together: a crash leaves the store at the old version.
-            with self.transaction():
+            # In a small budget: a migration that copies a table spills what it holds, whatever the store's size.
+            with self.small_budget(), self.transaction():
                 self._run(mig.sql)
                 killpoints.reach("migration")
                 self._run(
