@@ -1,11 +1,17 @@
 """The benchmarks still run (at 100 repositories): they are measured by hand, never timed here."""
 
 import json
+import shutil
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
+
+from porchlamp.config import Settings
+from porchlamp.snapshot import evaluate_store
+from porchlamp.store import Store
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -50,3 +56,17 @@ def test_bench_collect_cost_small(tmp_path: Path) -> None:
     figures = json.loads(day.stdout)
     assert figures["equal_rows"] and figures["first"]["as_of"] == "2026-10-15" and figures["daily"]["as_of"] == "2026-10-16"
     assert 0 < figures["daily"]["carried"] < figures["daily"]["repos"] == 100
+
+
+@pytest.mark.slow
+def test_bench_upgrade_store_small(store300: Path, tmp_path: Path) -> None:
+    """An evaluated store made into one schema 11 left, with three days, upgrades and reads the same."""
+    db = tmp_path / "s.duckdb"
+    shutil.copyfile(store300, db)
+    with Store(db) as s:
+        evaluate_store(s, date.fromisoformat(s.get_meta("collected_as_of")), Settings())
+    res = subprocess.run([sys.executable, str(BENCH / "upgrade_store.py"), "--store", str(db), "--work", str(tmp_path / "work"),
+                          "--schema", "11", "--days", "3"], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    figures = json.loads(res.stdout)
+    assert figures["reads_the_same"] and figures["rows"]["results"] == 3 * 300 and figures["rows"]["pr_results"] > 3 * 300
