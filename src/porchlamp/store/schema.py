@@ -17,6 +17,26 @@ class Migration:
     sql: str
 
 
+# Where `pr_results` and `results` (views) are kept: each verdict once, and which snapshots hold it.
+PR_VERDICTS, SNAPSHOT_PRS = "pr_verdicts", "snapshot_prs"
+REPO_VERDICTS, SNAPSHOT_REPOS = "repo_verdicts", "snapshot_repos"
+STORED_ONCE: dict[str, tuple[str, str]] = {"pr_results": (PR_VERDICTS, SNAPSHOT_PRS), "results": (REPO_VERDICTS, SNAPSHOT_REPOS)}
+
+
+def _stored_once(table: str) -> str:
+    """SQL that moves each row of `table` (one per snapshot and verdict) to its verdicts' table, listed by
+    its snapshot (`STORED_ONCE`), and makes `table` a view of the two. A row is numbered by its place in
+    the table (`rowid`): the copy streams, with no sort and no temporary table of the rows (which held a
+    store's every result in memory: 10.8 GB for 60 days at 11,000 repositories)."""
+    verdicts, listing = STORED_ONCE[table]
+    return f"""
+        CREATE TABLE {verdicts} AS SELECT rowid + 1 AS id, * EXCLUDE (as_of) FROM {table};
+        CREATE TABLE {listing} AS SELECT as_of, rowid + 1 AS id FROM {table};
+        DROP TABLE {table};
+        CREATE VIEW {table} AS SELECT s.as_of, v.* EXCLUDE (id) FROM {listing} s JOIN {verdicts} v ON v.id = s.id;
+        """
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -328,40 +348,23 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE pr_results ADD COLUMN rows VARCHAR;
         """,
     ),
-    # 12 and 13 number each row by its place in the table (`rowid`): the copy streams, with no sort of
-    # the rows and no temporary table of them (which held a store's every result in memory: 10.8 GB
-    # for 60 days at 11,000 repositories, and out of memory under a 1 GB limit).
     Migration(
         12,
         "a PR verdict stored once, however many snapshots hold it (`pr_verdicts`), each snapshot listing its verdicts "
         "(`snapshot_prs`); `pr_results` reads them joined: a day kept about 790,000 verdicts at 11,000 repositories, "
         "and copying them whole was a sixth of its evaluation and a hundred megabytes of store a day",
-        """
-        CREATE TABLE pr_verdicts AS SELECT rowid + 1 AS id, * EXCLUDE (as_of) FROM pr_results;
-        CREATE TABLE snapshot_prs AS SELECT as_of, rowid + 1 AS id FROM pr_results;
-        DROP TABLE pr_results;
-        CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
-        """,
+        _stored_once("pr_results"),
     ),
     Migration(
         13,
         "a repository's verdict stored once, however many snapshots hold it (`repo_verdicts`), each snapshot listing "
         "its verdicts (`snapshot_repos`); `results` reads them joined: a day at 11,000 repositories copied the 6,500 "
         "verdicts it carried, each with its evidence (4 KB on average), about 45 MB of store a day",
-        """
-        CREATE TABLE repo_verdicts AS SELECT rowid + 1 AS id, * EXCLUDE (as_of) FROM results;
-        CREATE TABLE snapshot_repos AS SELECT as_of, rowid + 1 AS id FROM results;
-        DROP TABLE results;
-        CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JOIN repo_verdicts v ON v.id = s.id;
-        """,
+        _stored_once("results"),
     ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
-# Where `pr_results` and `results` (views) are kept: each verdict once, and which snapshots hold it.
-PR_VERDICTS, SNAPSHOT_PRS = "pr_verdicts", "snapshot_prs"
-REPO_VERDICTS, SNAPSHOT_REPOS = "repo_verdicts", "snapshot_repos"
-STORED_ONCE: dict[str, tuple[str, str]] = {"pr_results": (PR_VERDICTS, SNAPSHOT_PRS), "results": (REPO_VERDICTS, SNAPSHOT_REPOS)}
 
 LATEST_VERSION = MIGRATIONS[-1].version
 
