@@ -1,4 +1,4 @@
-"""The benchmarks still run (at 100 repositories): they are measured by hand, never timed here."""
+"""The benchmarks still run (at 100 repositories, the upgrade at 300): they are measured by hand, never timed here."""
 
 import json
 import shutil
