@@ -26,6 +26,9 @@ from pathlib import Path
 import duckdb
 
 HERE = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(HERE / "src"))
+
+from porchlamp.store.schema import STORED_ONCE  # noqa: E402
 
 # In the child: open (and so upgrade) the store, then say how long that took and the most it held
 # resident (VmHWM: its own, where the resource module would count the parent's pages it forked from).
@@ -39,8 +42,8 @@ with Store(sys.argv[1]):
 print(time.perf_counter() - t, re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1))
 """
 
-# Each view of a verdict stored once and the two tables it reads (schema 12 made the first, 13 the second).
-VIEWS = {12: ("pr_results", "pr_verdicts", "snapshot_prs"), 13: ("results", "repo_verdicts", "snapshot_repos")}
+# Each view of a verdict stored once and the two tables it reads, by the schema that made it.
+VIEWS = {12: ("pr_results", *STORED_ONCE["pr_results"]), 13: ("results", *STORED_ONCE["results"])}
 
 
 def digest(conn: duckdb.DuckDBPyConnection, table: str) -> str:

@@ -187,6 +187,9 @@ def test_result_tables_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> No
     assert len(heard) == LATEST_VERSION - 7
 
 
+D1, D2 = date(2026, 10, 15), date(2026, 10, 16)
+
+
 def _verdicts(day: date, prs: list[tuple[str, int]], title: str = "t") -> dict[str, list[object]]:
     """`pr_results` columns of a few PR verdicts, each (repo, number)."""
     return {"as_of": [day] * len(prs), "repo": [r for r, _ in prs], "number": [n for _, n in prs],
@@ -196,22 +199,21 @@ def _verdicts(day: date, prs: list[tuple[str, int]], title: str = "t") -> dict[s
 def test_a_kept_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
     """A snapshot that keeps an earlier one's PR verdicts lists them; writing it again, or dropping
     a snapshot, forgets only the verdicts no snapshot lists any more."""
-    d1, d2 = date(2026, 10, 15), date(2026, 10, 16)
     meta = {"settings": "{}", "porchlamp_version": "test", "repos": 2}
     kept = tmp_path / "kept.parquet"
-    first = {"pr_results": _verdicts(d1, [("o/a", 1), ("o/a", 2), ("o/b", 3)])}
+    first = {"pr_results": _verdicts(D1, [("o/a", 1), ("o/a", 2), ("o/b", 3)])}
     with Store(tmp_path / "s.duckdb") as s:
-        s.write_snapshot(d1, meta, first)
-        s.write_snapshot(d1, meta, first)  # again: replaced, its first verdicts forgotten
+        s.write_snapshot(D1, meta, first)
+        s.write_snapshot(D1, meta, first)  # again: replaced, its first verdicts forgotten
         assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (3, 3)
         duckdb.sql("SELECT 'o/a' AS repo, 2 AS number UNION ALL SELECT 'o/b', 3").write_parquet(str(kept))
-        s.write_snapshot(d2, meta, {"pr_results": _verdicts(d2, [("o/a", 1)], "new")}, kept_prs=(d1, [kept]))
-        day2 = s.query("SELECT repo, number, title FROM pr_results WHERE as_of = ? ORDER BY repo, number", [d2])
+        s.write_snapshot(D2, meta, {"pr_results": _verdicts(D2, [("o/a", 1)], "new")}, kept_prs=(D1, [kept]))
+        day2 = s.query("SELECT repo, number, title FROM pr_results WHERE as_of = ? ORDER BY repo, number", [D2])
         assert day2 == [{"repo": "o/a", "number": 1, "title": "new 1"}, {"repo": "o/a", "number": 2, "title": "t 2"},
                         {"repo": "o/b", "number": 3, "title": "t 3"}]
         assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (4, 6)
         # The first day dropped: its verdict no later day lists is forgotten, the two the second keeps stay.
-        assert s.delete_snapshots([d1]) == 3
+        assert s.delete_snapshots([D1]) == 3
         assert s.query("SELECT repo, number, title FROM pr_results ORDER BY repo, number") == day2
         assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (3, 3)
 
@@ -219,9 +221,6 @@ def test_a_kept_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
 def _results(repos: list[str], evidence: str = "{}") -> dict[str, list[object]]:
     """`results` columns of a few repositories' verdicts."""
     return {"repo": repos, "status": ["ranked"] * len(repos), "evidence": [evidence] * len(repos)}
-
-
-D1, D2 = date(2026, 10, 15), date(2026, 10, 16)
 
 
 @pytest.mark.parametrize("table, version, days, stored", [
@@ -267,19 +266,18 @@ def test_a_carried_repository_verdict_is_listed_again_not_copied(tmp_path: Path)
     """A day that carries an earlier day's repository verdicts lists them; the digest given for the
     repositories judged that day goes on their new verdicts only, and dropping the earlier day
     forgets only the verdict no snapshot lists any more."""
-    d1, d2 = date(2026, 10, 15), date(2026, 10, 16)
     meta = {"settings": "{}", "porchlamp_version": "test", "repos": 3}
     with Store(tmp_path / "s.duckdb") as s:
-        s.write_snapshot(d1, meta, {"results": _results(["o/a", "o/b", "o/c"], '{"day": 1}')},
+        s.write_snapshot(D1, meta, {"results": _results(["o/a", "o/b", "o/c"], '{"day": 1}')},
                          inputs={"o/a": "1:1", "o/b": "1:2", "o/c": "1:3"})
-        s.write_snapshot(d2, meta, {"results": _results(["o/c"], '{"day": 2}')}, carry=(d1, ["o/a", "o/b"]),
+        s.write_snapshot(D2, meta, {"results": _results(["o/c"], '{"day": 2}')}, carry=(D1, ["o/a", "o/b"]),
                          inputs={"o/a": "1:1", "o/b": "1:2", "o/c": "2:3"})
         rows = s.query("SELECT as_of, repo, evidence, inputs FROM results ORDER BY as_of, repo")
         assert [(r["as_of"], r["repo"], r["evidence"], r["inputs"]) for r in rows] == [
-            (d1, "o/a", '{"day": 1}', "1:1"), (d1, "o/b", '{"day": 1}', "1:2"), (d1, "o/c", '{"day": 1}', "1:3"),
-            (d2, "o/a", '{"day": 1}', "1:1"), (d2, "o/b", '{"day": 1}', "1:2"), (d2, "o/c", '{"day": 2}', "2:3")]
+            (D1, "o/a", '{"day": 1}', "1:1"), (D1, "o/b", '{"day": 1}', "1:2"), (D1, "o/c", '{"day": 1}', "1:3"),
+            (D2, "o/a", '{"day": 1}', "1:1"), (D2, "o/b", '{"day": 1}', "1:2"), (D2, "o/c", '{"day": 2}', "2:3")]
         assert (s.count("repo_verdicts"), s.count("snapshot_repos")) == (4, 6)
-        assert s.delete_snapshots([d1]) == 3
+        assert s.delete_snapshots([D1]) == 3
         assert [(r["repo"], r["evidence"]) for r in s.query("SELECT repo, evidence FROM results ORDER BY repo")] == [
             ("o/a", '{"day": 1}'), ("o/b", '{"day": 1}'), ("o/c", '{"day": 2}')]
         assert (s.count("repo_verdicts"), s.count("snapshot_repos")) == (3, 3)
