@@ -1,4 +1,5 @@
-"""The benchmarks still run (at 100 repositories, the upgrade at 300): they are measured by hand, never timed here."""
+"""The benchmarks still run (at 100 repositories, the upgrade and the publish on a cluster at 300): they are
+measured by hand, never timed here."""
 
 import json
 import shutil
@@ -70,3 +71,18 @@ def test_bench_upgrade_store_small(store300: Path, tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr[-2000:]
     figures = json.loads(res.stdout)
     assert figures["reads_the_same"] and figures["rows"]["results"] == 3 * 300 and figures["rows"]["pr_results"] > 3 * 300
+
+
+@pytest.mark.slow
+def test_bench_publish_cluster_small(store300: Path, tmp_path: Path) -> None:
+    """The pool's site and the cluster's, one publish each, equal byte for byte."""
+    db = tmp_path / "s.duckdb"
+    shutil.copyfile(store300, db)
+    with Store(db) as s:
+        evaluate_store(s, date.fromisoformat(s.get_meta("collected_as_of")), Settings())
+    res = subprocess.run([sys.executable, str(BENCH / "publish_cluster.py"), "--store", str(db), "--work", str(tmp_path / "work"),
+                          "--runs", "1"], capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    figures = json.loads(res.stdout)
+    assert figures["equal"] and figures["pool"][0]["projects"] == figures["cluster"][0]["projects"] == 300
+    assert figures["pool"][0]["pages"] == figures["cluster"][0]["pages"] and len(figures["worker_peak_mb"]) == 2

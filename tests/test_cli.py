@@ -50,6 +50,32 @@ def test_world_to_report(tmp_path: Path) -> None:
     assert json.loads(runner.invoke(app, ["report", "--db", str(db), "--format", "json"]).stdout) == data
 
 
+def test_publish_on_the_workers_of_a_scheduler_writes_the_same_site(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    world, db = tmp_path / "w", tmp_path / "s.duckdb"
+    assert runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "5", "--out", str(world)]).exit_code == 0
+    assert runner.invoke(app, ["load-world", str(world), "--db", str(db)]).exit_code == 0
+    assert runner.invoke(app, ["evaluate", "--db", str(db)]).exit_code == 0
+    here, shared = tmp_path / "here", tmp_path / "shared"
+    assert runner.invoke(app, ["publish", "--db", str(db), "--out", str(here)]).exit_code == 0
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40) as cluster:
+        res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(shared / "site"), "--cluster", cluster.scheduler_address])
+    assert res.exit_code == 0, res.output
+    assert "published 40 projects" in res.output
+
+    def files(root: Path) -> dict[str, bytes]:
+        return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+    assert files(shared / "site") == files(here)
+    # The detail files the workers read went beside the site (removed when this process exits).
+    beside = sorted(d.name for d in shared.iterdir())
+    assert beside[0].startswith(".porchlamp-site-") and beside[1:] == [".site.generations", "site"]
+    res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "none"), "--cluster", "tcp://127.0.0.1:9"])
+    assert res.exit_code != 0 and "could not reach the scheduler at tcp://127.0.0.1:9" in res.output
+    assert not (tmp_path / "none").exists()
+
+
 def test_errors_are_one_clear_line(tmp_path: Path) -> None:
     bad = tmp_path / "porchlamp.toml"
     bad.write_text("[tiers]\ncap_coverage = 2\n")

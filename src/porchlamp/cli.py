@@ -390,7 +390,10 @@ def refresh(
     config: Optional[Path] = CONFIG_OPTION,
     full: bool = FULL_OPTION,
     workers: int = WORKERS_OPTION,
-    cluster: Optional[str] = CLUSTER_OPTION,
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="Evaluate and publish on the workers of the Dask "
+                                          "scheduler at this address (tcp://host:8786) instead of this machine's "
+                                          "processes. They must all read and write the folder the store is in (the "
+                                          "snapshot's shards go there) and the one --out is in, such as a shared file system."),
     keep_days: Optional[int] = typer.Option(None, "--keep-days", min=1, help="Afterwards, keep the evaluated snapshots of "
                                             "the last N days, the first of each month and the two latest; delete the "
                                             "others' results (as `porchlamp prune`). Default: keep all."),
@@ -604,6 +607,10 @@ def publish_cmd(
                                    help="Where 'think this is wrong?' opens an issue."),
     full: bool = typer.Option(False, "--full", help="Write every project's files again, even those the previous site "
                               "in DIR holds unchanged (the result is the same bytes)."),
+    cluster: Optional[str] = typer.Option(None, "--cluster", help="Write the project pages on the workers of the Dask "
+                                          "scheduler at this address (tcp://host:8786) instead of this machine's "
+                                          "processes. They must all read and write the folder DIR is in, such as a "
+                                          "shared file system: the snapshot's detail files go there while it runs."),
 ) -> None:
     """Write the static site (rankings, not ranked, project pages, report, method) and the dataset.
 
@@ -614,14 +621,14 @@ def publish_cmd(
     same keeps those files (and their dates) unwritten: a daily publish writes only what changed.
     A site in a plain folder (from an earlier version) becomes the first generation.
     """
-    from porchlamp.publish import load_site_data, publish
+    from porchlamp.publish import generations, load_site_data, publish
 
     with _errors():
         _require_store(db)
         with Store(db, read_only=True) as store:
-            site = load_site_data(store, _parse_date(as_of, "--as-of"))
+            site = load_site_data(store, _parse_date(as_of, "--as-of"), beside=generations.shared_folder(out_dir) if cluster else None)
         with progress_bar("writing project pages", len(site.projects)) as advance:
-            summary = publish(site, out_dir, issues_url=issues_url, progress=advance, full=full)
+            summary = publish(site, out_dir, issues_url=issues_url, progress=advance, full=full, cluster=cluster)
         kept = f"; {summary.reused:,} projects unchanged, their files kept" if summary.reused else ""
         kept += f"; {summary.placed:,} given only their new ranks" if summary.placed else ""
         console.print(f"published {summary.projects:,} projects in {summary.pages:,} pages ({summary.bytes / 1e6:.1f} MB) "

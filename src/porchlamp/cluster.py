@@ -1,5 +1,6 @@
 """Evaluation over repository shards as tasks: in this process, on a local Dask cluster of worker
 processes, or on the workers of a Dask scheduler elsewhere; the same tasks and reduces in each case.
+Publishing hands its parts of project pages to the same workers (`DaskRunner.executor`).
 
 Map: each shard's template sightings, then each shard judged (pure `evaluate_repo`) with its result
 rows written as Parquet beside the shard. Reduce, here: the template index between the two maps,
@@ -14,6 +15,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import date
@@ -196,12 +198,15 @@ class DaskRunner(Runner):
             for fut in as_completed(futures):
                 yield fut.result()
         except Exception as e:
-            from distributed.scheduler import KilledWorker
+            lost = worker_lost(e, fn.__name__, "a shard", "the repository it was evaluating")
+            if lost is None:
+                raise
+            raise lost from e
 
-            if isinstance(e, KilledWorker):
-                raise ClusterError(f"{fn.__name__}: a shard killed its worker on every retry ({e}); "
-                                   "see the workers' logs for the repository it was evaluating") from e
-            raise
+    def executor(self) -> Executor:
+        """Tasks handed out one at a time (`concurrent.futures`), run on the cluster's workers: what
+        publishing writes in parts. A task whose worker dies runs again elsewhere, as in `map`."""
+        return self._client.get_executor(pure=False)
 
     def share(self, value: Any) -> Any:
         # In a list of one: Dask scatters a collection given bare element by element.
@@ -215,6 +220,16 @@ class DaskRunner(Runner):
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def worker_lost(e: BaseException, task: str, what: str, where: str) -> ClusterError | None:
+    """For a task that failed with `e`: a ClusterError when `what` (a shard, a part) killed its worker
+    on every retry (Dask's KilledWorker), saying to look for `where` in the workers' logs; else None."""
+    from distributed.scheduler import KilledWorker
+
+    if isinstance(e, KilledWorker):
+        return ClusterError(f"{task}: {what} killed its worker on every retry ({e}); see the workers' logs for {where}")
+    return None
 
 
 def _peak_rss_mb() -> float:

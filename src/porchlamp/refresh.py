@@ -15,7 +15,7 @@ from typing import Any
 
 from porchlamp.collect import CollectOptions, Collector, CollectSummary, GraphQLClient, plan_collection
 from porchlamp.config import Settings
-from porchlamp.publish import PublishSummary, load_site_data, publish
+from porchlamp.publish import PublishSummary, generations, load_site_data, publish
 from porchlamp.publish.changes import Changes, changes_from_store
 from porchlamp.snapshot import EvaluateSummary, SnapshotError, evaluate_store
 from porchlamp.store import Store
@@ -105,9 +105,11 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
     changes = changes_from_store(store, as_of)
     published = None
     if out_dir is not None:
-        site = load_site_data(store, as_of)
+        # On a cluster, its workers write the pages and read the detail files beside them.
+        site = load_site_data(store, as_of, beside=generations.shared_folder(out_dir) if cluster else None)
         with step("publishing", len(site.projects)) as advance:
-            published = publish(site, out_dir, progress=advance, full=not reuse, **({"issues_url": issues_url} if issues_url else {}))
+            published = publish(site, out_dir, progress=advance, full=not reuse, cluster=cluster,
+                                **({"issues_url": issues_url} if issues_url else {}))
     pruned = prune_snapshots(store, keep_days) if keep_days is not None else None
     # `previous` names the snapshot compared against: the collection's, or else the evaluated one before.
     return RefreshSummary(as_of, previous if previous != as_of else changes.previous, collected, evaluated, changes, published,

@@ -196,6 +196,44 @@ def test_a_day_in_parts_places_and_links_as_one_process_does(days: dict[str, Any
     assert parts.placed == serial.placed > 10 and parts.reused == serial.reused > 50
 
 
+def test_projects_written_on_a_dask_cluster_are_the_same_bytes_through_a_killed_worker(days: dict[str, Any], tmp_path: Path,
+                                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parts handed to the workers of a scheduler given by its address, as on machines sharing
+    a file system; the first worker to write its 20th project dies as `kill -9` would, and its part
+    is written whole again by another. The site is the one a single process writes."""
+    from distributed import LocalCluster
+
+    from porchlamp.publish import site as site_mod
+
+    one, two = days["sites"][:2]
+    for name in ("serial", "cluster"):
+        publish(one, tmp_path / name, workers=1)
+    serial = publish(two, tmp_path / "serial", workers=1)
+    monkeypatch.setattr(site_mod, "PART", 37)
+    marker = tmp_path / "killed"
+    # The worker processes inherit these (this one read them when it first imported `killpoints`: never).
+    monkeypatch.setenv("PORCHLAMP_KILL_AT", "project_written:20")
+    monkeypatch.setenv("PORCHLAMP_KILL_ONCE", str(marker))
+    seen: list[int] = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40) as cluster:
+        parts = publish(two, tmp_path / "cluster", cluster=cluster.scheduler_address, progress=seen.append)
+    assert marker.exists()  # a worker did die
+    assert tree(tmp_path / "cluster") == tree(tmp_path / "serial")
+    assert parts.pages == serial.pages and parts.placed == serial.placed > 10 and parts.reused == serial.reused > 50
+    assert sum(seen) == 300  # the kept ones at once, then part by part
+
+
+def test_an_unreachable_scheduler_changes_no_site(days: dict[str, Any], tmp_path: Path) -> None:
+    from porchlamp.cluster import ClusterError
+
+    site = tmp_path / "site"
+    publish(days["sites"][0], site, workers=1)
+    before = tree(site)
+    with pytest.raises(ClusterError, match=r"could not reach the scheduler at tcp://127\.0\.0\.1:9"):
+        publish(days["sites"][1], site, cluster="tcp://127.0.0.1:9")
+    assert tree(site) == before
+
+
 KILLED_MIDWAY = """
 import os, signal, sys
 import psutil

@@ -194,21 +194,23 @@ def _ordered(items: dict[str, Any], order: Collection[str]) -> dict[str, Any]:
     return dict(sorted(items.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
 
 
-def load_site_data(store: Store, as_of: date | None = None) -> SiteData:
+def load_site_data(store: Store, as_of: date | None = None, beside: Path | None = None) -> SiteData:
     """The snapshot of `as_of` (default the latest) as the site shows it. DuckDB works in a small
-    budget throughout: what is held is what listings read of each project; the rest goes to files."""
+    budget throughout: what is held is what listings read of each project; the rest goes to files,
+    in a temporary folder made in `beside` (default: the system's), removed when this process exits:
+    for a publish on a cluster, a folder its workers read."""
     with store.small_budget():
-        return _load_site_data(store, as_of)
+        return _load_site_data(store, as_of, beside)
 
 
-def _load_site_data(store: Store, as_of: date | None) -> SiteData:
+def _load_site_data(store: Store, as_of: date | None, beside: Path | None) -> SiteData:
     when = stored_as_of(store, as_of)
     meta = store.snapshot_meta(when) or {}
     settings = Settings.model_validate_json(meta["settings"]) if meta.get("settings") else Settings()
     changes = changes_from_store(store, when)
     stored = [r["profile"] for r in store.query("SELECT DISTINCT profile FROM profile_results WHERE as_of = ?", [when])]
     profiles = list(_ordered(dict.fromkeys(stored), settings.profiles))
-    folder = _export_details(store, when)
+    folder = _export_details(store, when, beside)
     export_listing(store, when, profiles, _digests_sql(store), folder / "listing.arrow")
     # The report's list of every project is written from the listing (`api.write_report`).
     return SiteData(when, settings, report_from_store(store, when, per_project=False),
@@ -233,9 +235,9 @@ def _digests_sql(store: Store) -> str:
             f"LEFT JOIN {per_repo('pr_results', ', '.join(PR_COLUMNS))} x USING (repo) WHERE r.as_of = $1)")
 
 
-def _export_details(store: Store, when: date) -> Path:
-    """The snapshot's detail files in a temporary directory, removed when the process exits."""
-    folder = Path(tempfile.mkdtemp(prefix="porchlamp-site-"))
+def _export_details(store: Store, when: date, beside: Path | None) -> Path:
+    """The snapshot's detail files in a temporary directory in `beside`, removed when the process exits."""
+    folder = Path(tempfile.mkdtemp(prefix=".porchlamp-site-" if beside else "porchlamp-site-", dir=beside))
     atexit.register(shutil.rmtree, folder, True)
     number = ", ".join("CAST(number AS BIGINT) AS number" if c == "number" else c for c in PR_COLUMNS)
     for name, sql in (

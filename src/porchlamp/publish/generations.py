@@ -30,6 +30,15 @@ def home_of(target: Path) -> Path:
     return target.parent / f".{target.name}.generations"
 
 
+def shared_folder(target: str | Path) -> Path:
+    """The folder `target`'s generations are kept in, made if missing, as an absolute path: what a
+    publish's workers elsewhere write, so where what they must read goes too (`load_site_data`)."""
+    given = Path(target)
+    folder = given.parent.resolve()  # the last part may be the link: never resolved
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @dataclass(frozen=True)
 class Slots:
     """A site's path, its live generation (None before the first publish) and the one to complete."""

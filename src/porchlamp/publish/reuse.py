@@ -286,5 +286,16 @@ def link_files(source: Path, target: Path, rels: Iterable[str]) -> None:
             made.add(dest.parent)
         try:
             os.link(source / rel, dest)
+        except FileExistsError:
+            # Linked (or written) before by a part run again because its worker died: linked anew.
+            dest.unlink()
+            _link_or_copy(source / rel, dest)
         except OSError:
             shutil.copy2(source / rel, dest)
+
+
+def _link_or_copy(source: Path, dest: Path) -> None:
+    try:
+        os.link(source, dest)
+    except OSError:
+        shutil.copy2(source, dest)

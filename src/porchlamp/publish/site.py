@@ -12,13 +12,14 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import date
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import numpy as np
@@ -28,6 +29,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from jinja2.filters import do_truncate
 from markupsafe import Markup
 
+from porchlamp import killpoints
 from porchlamp.config import COMPONENTS
 from porchlamp.evaluate import components as components_mod
 from porchlamp.laps import Laps
@@ -37,6 +39,9 @@ from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
 from porchlamp.publish.data import PROJECT_TREES, Project, SiteData, project_files, safe_url, slug, start_issues
 from porchlamp.publish.listing import LISTING_ROWS, Listing, View
+
+if TYPE_CHECKING:
+    from porchlamp.cluster import DaskRunner
 
 PAGE_SIZE = 50
 # Rows on a page of the not-ranked and A–Z lists (about 100 KB): at 100,000 repositories one page of
@@ -341,12 +346,13 @@ def _project_common(site: SiteData) -> dict[str, Any]:
 
 def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path | None, issues_url: str = DEFAULT_ISSUES_URL,
                    site_url: str = "", progress: Callable[[int], None] | None = None,
-                   kept: np.ndarray | None = None, workers: int = 1) -> tuple[int, int]:
+                   kept: np.ndarray | None = None, workers: int = 1, cluster: DaskRunner | None = None) -> tuple[int, int]:
     """Each project's page, record and badges: none for the projects `kept` (a mask over the plan's
     projects: `out` holds their files already), linked from the `previous` site where the plan says
     they hold, the previous site's with their place written again where only that moved (`place`),
     written otherwise (one pass over the PRs, read only for those; in parts on `workers` processes
-    when there are enough). Returns the project pages, and how many of them were given their place only."""
+    when there are enough, or on the `cluster`'s workers whatever their number). Returns the project
+    pages, and how many of them were given their place only."""
     kept = np.zeros(len(plan.repos), bool) if kept is None else kept
     done = plan.reuse | kept
     placed = plan.placed & ~done if previous is not None else np.zeros(len(done), bool)
@@ -362,10 +368,10 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
     listed = site.projects.view(pa.array(at)) if isinstance(site.projects, Listing) else (site.projects[i] for i in at)
     todo = zip(map(int, at), listed)  # made as the parts are handed out
     # A project given its place costs about a third of one written whole.
-    if workers > 1 and len(at) - int(placed.sum()) * 2 // 3 >= PARALLEL_FROM:
+    if cluster is not None or (workers > 1 and len(at) - int(placed.sum()) * 2 // 3 >= PARALLEL_FROM):
         # The unchanged projects are linked while the writing processes start and write.
         written, given = _write_in_parts(site, out, todo, plan, issues_url, site_url, progress, workers, placed, previous,
-                                         meanwhile=carry)
+                                         meanwhile=carry, cluster=cluster)
     else:
         carry()
         written, given = _write_in_parts(site, out, todo, plan, issues_url, site_url, progress, 0, placed, previous)
@@ -409,6 +415,7 @@ def _write_part(site: SiteData, out: Path, since: Mapping[str, date], issues_url
     for p in site.detailed(only=[p.repo for p in site.projects if p.repo not in given]):
         w.page(project_href(p), "project.html", **project_context(p, since[p.repo], previous, issues_url, site_url))
         api.write_project(out, p, site, since[p.repo])
+        killpoints.reach("project_written")
         if progress:
             progress(1)
     return w.pages + len(given), len(given)
@@ -416,29 +423,32 @@ def _write_part(site: SiteData, out: Path, since: Mapping[str, date], issues_url
 
 def _write_in_parts(site: SiteData, out: Path, todo: Iterator[tuple[int, Project]], plan: reuse.Plan, issues_url: str,
                     site_url: str, progress: Callable[[int], None] | None, workers: int, placed: np.ndarray,
-                    previous_dir: Path | None = None, meanwhile: Callable[[], None] | None = None) -> tuple[int, int]:
+                    previous_dir: Path | None = None, meanwhile: Callable[[], None] | None = None,
+                    cluster: DaskRunner | None = None) -> tuple[int, int]:
     """The projects of `todo` (each with its position in the plan) in parts of PART, in name order,
-    each a task for a pool of fresh processes (not forked: this one may hold threads and their locks);
-    at most two parts per process are handed out at once, so what waits to be written is never the
-    whole snapshot. No pool (`workers` 0): written here, a part after another. As `_write_part`,
+    each a task for a pool of fresh processes (not forked: this one may hold threads and their locks),
+    or for the `cluster`'s workers (each part written whole again if its worker dies); at most two
+    parts per process are handed out at once, so what waits to be written is never the whole
+    snapshot. No pool (`workers` 0, no cluster): written here, a part after another. As `_write_part`,
     those of `placed` given their place; `meanwhile` is run here once the first parts are handed out."""
+    here = not workers and cluster is None
+
     def task(chunk: list[tuple[int, Project]]) -> tuple[Any, ...]:
         projects = [p for _, p in chunk]
         return (_part(site, projects), out, {p.repo: plan.since_at(i) for i, p in chunk}, issues_url, site_url,
-                None if workers else progress, {p.repo: plan.shown_at(i) for i, p in chunk if placed[i]}, previous_dir)
+                progress if here else None, {p.repo: plan.shown_at(i) for i, p in chunk if placed[i]}, previous_dir)
 
     parts = iter(lambda: list(itertools.islice(todo, PART)), [])
     pages = given = 0
-    if not workers:
+    if here:
         for chunk in parts:
             written, placed_here = _write_part(*task(chunk))
             pages, given = pages + written, given + placed_here
         return pages, given
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_exit_with,
-                             initargs=(os.getpid(),)) as pool:
+    with _writers(workers, cluster) as (pool, slots):
         running: dict[Future[tuple[int, int]], int] = {}
         while True:
-            for chunk in itertools.islice(parts, 2 * workers - len(running)):
+            for chunk in itertools.islice(parts, 2 * slots - len(running)):
                 running[pool.submit(_write_part, *task(chunk))] = len(chunk)
             if meanwhile is not None:
                 meanwhile()
@@ -447,11 +457,35 @@ def _write_in_parts(site: SiteData, out: Path, todo: Iterator[tuple[int, Project
                 return pages, given
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                written, placed_here = future.result()
+                written, placed_here = _outcome(future, cluster)
                 pages, given = pages + written, given + placed_here
                 chunk_size = running.pop(future)
                 if progress:
                     progress(chunk_size)
+
+
+@contextmanager
+def _writers(workers: int, cluster: DaskRunner | None) -> Iterator[tuple[Executor, int]]:
+    """Where parts are written, and how many write at once: the cluster's workers, or a pool of
+    `workers` fresh processes that end with this one."""
+    if cluster is not None:
+        yield cluster.executor(), max(1, cluster.workers)
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_exit_with,
+                             initargs=(os.getpid(),)) as pool:
+        yield pool, workers
+
+
+def _outcome(future: Future[tuple[int, int]], cluster: DaskRunner | None) -> tuple[int, int]:
+    try:
+        return future.result()
+    except Exception as e:
+        from porchlamp.cluster import worker_lost
+
+        lost = None if cluster is None else worker_lost(e, "writing project pages", "a part", "the project it was writing")
+        if lost is None:
+            raise
+        raise lost from e
 
 
 def _exit_with(parent: int) -> None:
@@ -477,12 +511,29 @@ def _tree_bytes(root: Path) -> int:
 
 
 def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
-            progress: Callable[[int], None] | None = None, full: bool = False, workers: int | None = None) -> PublishSummary:
+            progress: Callable[[int], None] | None = None, full: bool = False, workers: int | None = None,
+            cluster: str | None = None) -> PublishSummary:
     """Complete the standby generation of the site at `out` and swap it into place in one rename: a
     crash midway leaves the live site as it was (`generations`). A project's files that would be
     written the same are kept where the standby already holds them, or linked from the live site
     (`full`: written all the same, to the same bytes). Projects are written on `workers` processes
-    (default: one per core) when there are enough of them."""
+    (default: one per core) when there are enough of them, or on the workers of the Dask scheduler
+    at `cluster`: they must read and write `out`'s folder and read the snapshot's detail files
+    (`load_site_data`'s `beside`), as on a shared file system."""
+    runner = None
+    if cluster:
+        from porchlamp.cluster import DaskRunner
+
+        runner = DaskRunner(address=cluster)  # reached before anything is written: an unreachable one changes nothing
+    try:
+        return _publish(site, out, issues_url, site_url, progress, full, workers, runner)
+    finally:
+        if runner is not None:
+            runner.close()
+
+
+def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, progress: Callable[[int], None] | None,
+             full: bool, workers: int | None, cluster: DaskRunner | None) -> PublishSummary:
     t0 = time.perf_counter()
     lap = Laps()
     given = Path(out)
@@ -512,7 +563,7 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
         pages = render_site(site, root, issues_url, site_url)
         lap("site_pages")
         written, placed = write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
-                                         workers or os.cpu_count() or 1)
+                                         workers or os.cpu_count() or 1, cluster)
         pages += written
         lap("projects")
         api.write_dataset(root, site)
