@@ -284,18 +284,16 @@ def link_files(source: Path, target: Path, rels: Iterable[str]) -> None:
             if len(made) >= SLICE:  # files come a folder after another: the last few folders are enough
                 made.clear()
             made.add(dest.parent)
-        try:
-            os.link(source / rel, dest)
-        except FileExistsError:
-            # Linked (or written) before by a part run again because its worker died: linked anew.
-            dest.unlink()
-            _link_or_copy(source / rel, dest)
-        except OSError:
-            shutil.copy2(source / rel, dest)
+        _link(source / rel, dest)
 
 
-def _link_or_copy(source: Path, dest: Path) -> None:
+def _link(source: Path, dest: Path) -> None:
+    """`source` linked at `dest`, or copied where the disk cannot link. A file there already is
+    replaced: a part run again because its worker died finds what it linked or wrote before."""
     try:
         os.link(source, dest)
+    except FileExistsError:
+        dest.unlink()
+        _link(source, dest)
     except OSError:
         shutil.copy2(source, dest)

@@ -499,12 +499,13 @@ def _exit_with(parent: int) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _tree_bytes(root: Path) -> int:
-    """Bytes of every file under `root`: one stat per file, directory types from the listing."""
+def _tree_bytes(root: str | Path) -> int:
+    """Bytes of every file under `root`: one stat per file, directory types from the listing. On
+    strings: a path object per folder made it 1.5 times as slow (44,000 folders at 11,000 projects)."""
     total = 0
     for entry in os.scandir(root):
         if entry.is_dir(follow_symlinks=False):
-            total += _tree_bytes(Path(entry.path))
+            total += _tree_bytes(entry.path)
         else:
             total += entry.stat(follow_symlinks=False).st_size
     return total
