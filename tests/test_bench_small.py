@@ -62,27 +62,25 @@ def test_bench_collect_cost_small(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_bench_upgrade_store_small(store300: Path, tmp_path: Path) -> None:
     """An evaluated store made into one schema 11 left, with three days, upgrades and reads the same."""
-    db = tmp_path / "s.duckdb"
-    shutil.copyfile(store300, db)
-    with Store(db) as s:
-        evaluate_store(s, date.fromisoformat(s.get_meta("collected_as_of")), Settings())
-    res = subprocess.run([sys.executable, str(BENCH / "upgrade_store.py"), "--store", str(db), "--work", str(tmp_path / "work"),
-                          "--schema", "11", "--days", "3"], capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-2000:]
-    figures = json.loads(res.stdout)
+    figures = _on_evaluated(store300, tmp_path, "upgrade_store.py", "--schema", "11", "--days", "3")
     assert figures["reads_the_same"] and figures["rows"]["results"] == 3 * 300 and figures["rows"]["pr_results"] > 3 * 300
 
 
 @pytest.mark.slow
 def test_bench_publish_cluster_small(store300: Path, tmp_path: Path) -> None:
     """The pool's site and the cluster's, one publish each, equal byte for byte."""
-    db = tmp_path / "s.duckdb"
-    shutil.copyfile(store300, db)
-    with Store(db) as s:
-        evaluate_store(s, date.fromisoformat(s.get_meta("collected_as_of")), Settings())
-    res = subprocess.run([sys.executable, str(BENCH / "publish_cluster.py"), "--store", str(db), "--work", str(tmp_path / "work"),
-                          "--runs", "1"], capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-2000:]
-    figures = json.loads(res.stdout)
+    figures = _on_evaluated(store300, tmp_path, "publish_cluster.py", "--runs", "1")
     assert figures["equal"] and figures["pool"][0]["projects"] == figures["cluster"][0]["projects"] == 300
     assert figures["pool"][0]["pages"] == figures["cluster"][0]["pages"] and len(figures["worker_peak_mb"]) == 2
+
+
+def _on_evaluated(store: Path, tmp_path: Path, script: str, *args: str) -> dict:  # type: ignore[type-arg]
+    """A benchmark's figures, run on a copy of `store` evaluated for its collection day."""
+    db = tmp_path / "s.duckdb"
+    shutil.copyfile(store, db)
+    with Store(db) as s:
+        evaluate_store(s, date.fromisoformat(s.get_meta("collected_as_of")), Settings())
+    res = subprocess.run([sys.executable, str(BENCH / script), "--store", str(db), "--work", str(tmp_path / "work"), *args],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return json.loads(res.stdout)  # type: ignore[no-any-return]
