@@ -73,7 +73,7 @@ def test_publish_on_the_workers_of_a_scheduler_writes_the_same_site(tmp_path: Pa
     assert beside[0].startswith(".porchlamp-site-") and beside[1:] == [".site.generations", "site"]
     res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "none"), "--cluster", "tcp://127.0.0.1:9"])
     assert res.exit_code != 0 and "could not reach the scheduler at tcp://127.0.0.1:9" in res.output
-    assert not (tmp_path / "none").exists()
+    assert not (tmp_path / "none").exists() and not list(tmp_path.glob(".porchlamp-site-*"))  # failed before reading
 
 
 def test_errors_are_one_clear_line(tmp_path: Path) -> None:

@@ -625,6 +625,10 @@ def publish_cmd(
 
     with _errors():
         _require_store(db)
+        if cluster:
+            from porchlamp.cluster import DaskRunner
+
+            DaskRunner(address=cluster).close()  # reached before the snapshot is read (minutes at a million projects)
         with Store(db, read_only=True) as store:
             site = load_site_data(store, _parse_date(as_of, "--as-of"), beside=generations.shared_folder(out_dir) if cluster else None)
         with progress_bar("writing project pages", len(site.projects)) as advance:
