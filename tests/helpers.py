@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 from porchlamp.models import Account, Commit, CommunityFiles, Dependents, Issue, PullRequest, RepoData, Repository, TimelineItem
@@ -114,3 +115,8 @@ def own_verdict(store: Any, as_of: date, repo: str) -> int:
     conn.execute("INSERT INTO repo_verdicts SELECT * REPLACE (? AS id) FROM repo_verdicts WHERE id = ?", [new, old])
     conn.execute("UPDATE snapshot_repos SET id = ? WHERE as_of = ? AND id = ?", [new, as_of, old])
     return int(new)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (a site, say) by its path there, with its bytes: two equal trees are the same site."""
+    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}

@@ -10,6 +10,8 @@ from porchlamp.cli import app
 from porchlamp.emulator import Emulator, WorldIndex
 from porchlamp.store import Store
 
+from helpers import tree
+
 runner = CliRunner()
 COMMANDS = ["sample-world", "load-world", "collect", "refresh", "merge", "evaluate", "rerank", "report", "publish", "prune", "demo"]
 
@@ -63,11 +65,7 @@ def test_publish_on_the_workers_of_a_scheduler_writes_the_same_site(tmp_path: Pa
         res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(shared / "site"), "--cluster", cluster.scheduler_address])
     assert res.exit_code == 0, res.output
     assert "published 40 projects" in res.output
-
-    def files(root: Path) -> dict[str, bytes]:
-        return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
-
-    assert files(shared / "site") == files(here)
+    assert tree(shared / "site") == tree(here)
     # The detail files the workers read went beside the site (removed when this process exits).
     beside = sorted(d.name for d in shared.iterdir())
     assert beside[0].startswith(".porchlamp-site-") and beside[1:] == [".site.generations", "site"]

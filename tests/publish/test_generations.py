@@ -26,11 +26,9 @@ from porchlamp.publish.site import DEFAULT_ISSUES_URL
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
+from helpers import tree
+
 STEP = 3  # days between snapshots: some verdicts end with the window's move, most hold
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
 
 
 MARK = 10**18  # a modification time no publish writes (2001-09-09), set on day one's files

@@ -21,11 +21,9 @@ from porchlamp.publish.project import Project
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
+from helpers import tree
+
 LATER = 3  # days between the two snapshots: some verdicts end with the window's move, most hold
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
 
 
 @pytest.fixture(scope="module")

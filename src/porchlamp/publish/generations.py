@@ -31,8 +31,9 @@ def home_of(target: Path) -> Path:
 
 
 def shared_folder(target: str | Path) -> Path:
-    """The folder `target`'s generations are kept in, made if missing, as an absolute path: what a
-    publish's workers elsewhere write, so where what they must read goes too (`load_site_data`)."""
+    """The folder the site `target` is in, made if missing, as an absolute path: where a publish keeps
+    its generations, so, for one whose workers are elsewhere, where what they must read goes too
+    (`load_site_data`)."""
     given = Path(target)
     folder = given.parent.resolve()  # the last part may be the link: never resolved
     folder.mkdir(parents=True, exist_ok=True)

@@ -537,9 +537,7 @@ def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, pr
              full: bool, workers: int | None, cluster: DaskRunner | None) -> PublishSummary:
     t0 = time.perf_counter()
     lap = Laps()
-    given = Path(out)
-    target = given.parent.resolve() / given.name  # the last part may be the link: never resolved
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = generations.shared_folder(out) / Path(out).name  # the last part may be the link: never resolved
     slots = generations.prepare(target)
     with generations.locked(slots):
         basis = reuse.site_basis(site, issues_url, site_url)
