@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import date, timedelta
 from pathlib import Path
@@ -92,7 +93,7 @@ def test_three_days_swap_between_two_generations(days: dict[str, Any], tmp_path:
     deadline = time.monotonic() + 60
     while list(home.glob(".trash-*")) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert sorted(p.name for p in home.iterdir()) == [".lock", "a", "b"]
+    assert sorted(p.name for p in home.iterdir()) == [".lock", ".parts", ".run", "a", "b"]
 
 
 def test_a_failed_publish_leaves_the_live_site_and_trusts_nothing_of_the_standby(days: dict[str, Any], tmp_path: Path,
@@ -140,6 +141,75 @@ def test_a_second_publish_to_the_same_path_at_once_is_refused(days: dict[str, An
             publish(one, out)
         assert tree(out) == live
     assert publish(one, out).pages > 0  # once it is done, the next goes ahead
+
+
+def test_a_killed_publishs_part_stops_once_the_next_publish_takes_the_site(days: dict[str, Any], tmp_path: Path) -> None:
+    """A publish killed while its parts run on a cluster's workers: its lock goes with its process,
+    but a part goes on writing into the standby. The next publish takes the site with a run token of
+    its own and waits, before it prunes or writes anything, until no earlier part is writing; the part
+    stops at its next project. What the next publish leaves is its own site alone."""
+    from porchlamp.publish import site as site_mod
+
+    one, two, three = days["sites"]
+    out = tmp_path / "site"
+    publish(one, out)
+    publish(two, out)
+    slots = generations.prepare(out)
+    with generations.locked(slots) as killed:  # the killed publish of day three: its hold, then its process gone
+        (slots.standby / reuse.MANIFEST).unlink()
+    projects = [three.projects[i] for i in range(8)]
+    first = reuse.project_files(projects[0].repo).page
+    seen: list[str] = []
+    finished = threading.Event()
+
+    def step(n: int) -> None:
+        seen.append("written")
+        if len(seen) == 1:
+            threading.Thread(target=lambda: (publish(three, out), finished.set()), daemon=True).start()
+            deadline = time.monotonic() + 60
+            while killed.holds():  # the next publish has its token once it holds the site
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            time.sleep(0.5)
+            # It waits for this part: nothing of the standby pruned or written yet.
+            seen.append("waited" if not finished.is_set() and (slots.standby / first).exists() else "did not wait")
+
+    with pytest.raises(SiteError, match="another publish has taken this site"):
+        site_mod._write_part(site_mod._part(three, projects), slots.standby, {p.repo: date(2000, 1, 1) for p in projects},
+                             DEFAULT_ISSUES_URL, "", progress=step, run=killed)
+    assert seen == ["written", "waited"]  # stopped before its second project
+    assert finished.wait(300)
+    assert tree(out) == days["expected"][2]
+
+
+def test_a_part_that_does_not_stop_is_an_error_that_changes_nothing(days: dict[str, Any], tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part of an earlier publish still writing when the wait is over (its worker hung): the next
+    publish says so and which folder, and leaves the live site as it was."""
+    one, two, _ = days["sites"]
+    out = tmp_path / "site"
+    publish(one, out)
+    live = tree(out)
+    slots = generations.prepare(out)
+    with generations.locked(slots) as killed:
+        pass
+    monkeypatch.setattr(generations, "PARTS_WAIT", 0.5)
+    with killed.writing():  # a part between its check and its project's last file
+        with pytest.raises(SiteError, match=r"a part of an earlier publish has been writing into .*/b for over 0.5 s"):
+            publish(two, out)
+    assert tree(out) == live
+    assert publish(two, out).pages > 0  # once it has stopped, the next goes ahead
+
+
+def test_a_file_written_where_a_shared_one_is_leaves_the_other_generation_alone(tmp_path: Path) -> None:
+    """The generations share files as hard links: writing a page where one is must replace it."""
+    live, standby = tmp_path / "live.html", tmp_path / "standby.html"
+    live.write_text("the live page")
+    os.link(live, standby)
+    api.write_text(standby, "the next page")
+    assert live.read_text() == "the live page" and standby.read_text() == "the next page"
+    api.write_text(tmp_path / "new" / "folder" / "page.html", "made")
+    assert (tmp_path / "new" / "folder" / "page.html").read_text() == "made"
 
 
 def test_paths_it_will_not_take(tmp_path: Path, days: dict[str, Any]) -> None:

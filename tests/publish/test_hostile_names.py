@@ -69,7 +69,7 @@ def test_nothing_is_written_outside_the_site(hostile_site: tuple[Path, Path, dic
     tmp, site, names = hostile_site
     # The site's path (a link) and its one generation beside it, nothing else.
     assert sorted(p.name for p in (tmp / "out").iterdir()) == [".site.generations", "site"]
-    assert sorted(p.name for p in (tmp / "out" / ".site.generations").iterdir()) == [".lock", "a"]
+    assert sorted(p.name for p in (tmp / "out" / ".site.generations").iterdir()) == [".lock", ".parts", ".run", "a"]
     assert sorted(p.name for p in tmp.iterdir()) == ["out", "s.duckdb", "world"]
     for new in names.values():
         owner, name = new.split("/", 1)

@@ -38,13 +38,20 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def write_text(path: Path, text: str) -> None:
-    """`text` into the file at `path`, its folder made only when missing: asking first cost 10-20 µs
-    a file, four files a project, where most folders are there already."""
+    """`text` into a new file at `path`, its folder made only when missing: asking first cost 10-20 µs
+    a file, four files a project, where most folders are there already. A file already there is
+    replaced, never written through: the site's two generations share files as hard links, and
+    writing into one would change the live site's copy too."""
     try:
-        path.write_text(text, encoding="utf-8")
+        f = open(path, "x", encoding="utf-8")
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        f = open(path, "x", encoding="utf-8")
+    except FileExistsError:
+        path.unlink()
+        f = open(path, "x", encoding="utf-8")
+    with f:
+        f.write(text)
 
 
 def _round(x: float | None, n: int = 1) -> float | None:

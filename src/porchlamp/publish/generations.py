@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import secrets
 import shutil
 import subprocess
 import time
@@ -23,6 +24,9 @@ from porchlamp.errors import SiteError
 NAMES = ("a", "b")
 TRASH = ".trash-"
 LOCK = ".lock"
+RUN = ".run"  # the token of the publish that holds the generations
+PARTS = ".parts"  # held shared by each part while it writes
+PARTS_WAIT = 120.0  # seconds a publish waits for an earlier one's parts to stop
 
 
 def home_of(target: Path) -> Path:
@@ -86,20 +90,79 @@ def prepare(target: Path) -> Slots:
     return Slots(target, live, standby)
 
 
+@dataclass(frozen=True)
+class Run:
+    """One publish's hold on a site's generations as the processes writing its parts see it, here or
+    on other machines sharing the folder: the hold is its token in the run file, taken over by the
+    next publish. A killed publish's lock goes with its process, but parts it handed to a cluster's
+    workers run on: each checks the token before each project and stops once it is another's."""
+    home: str
+    token: str
+
+    def holds(self) -> bool:
+        try:
+            with open(os.path.join(self.home, RUN), encoding="utf-8") as f:  # opened each time: read afresh on NFS too
+                return f.read() == self.token
+        except FileNotFoundError:
+            return False
+
+    def check(self) -> None:
+        """Stop a part (SiteError) once another publish holds the site."""
+        if not self.holds():
+            raise SiteError(f"{self.home}: another publish has taken this site's generations; this part of an earlier "
+                            "one stops writing")
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Held, shared, while a part writes: a publish taking the site waits until none of an earlier
+        one's parts is between a check and the end of its project's files."""
+        with open(os.path.join(self.home, PARTS), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH)
+            try:
+                self.check()
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @contextmanager
-def locked(slots: Slots) -> Iterator[None]:
+def locked(slots: Slots, wait: float | None = None) -> Iterator[Run]:
     """Hold the site's generations for one publish: a second publish to the same path at the same
     time would complete the same standby generation under the first one's feet. The lock goes with
-    the process, so a killed publish leaves none behind."""
-    with open(home_of(slots.target) / LOCK, "a") as handle:
+    the process, so a killed publish leaves none behind; the parts it had handed out elsewhere are
+    told by a new run token, and waited for (up to `wait` seconds, PARTS_WAIT by default) until none writes."""
+    home = home_of(slots.target)
+    with open(home / LOCK, "a") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise SiteError(f"{slots.target}: another publish to this path is running; wait for it to finish") from None
         try:
-            yield
+            run = Run(str(home), f"{os.getpid()}-{secrets.token_hex(8)}")
+            tmp = home / f"{RUN}-{os.getpid()}"
+            tmp.write_text(run.token, encoding="utf-8")
+            os.replace(tmp, home / RUN)
+            _parts_done(slots, PARTS_WAIT if wait is None else wait)
+            yield run
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _parts_done(slots: Slots, wait: float) -> None:
+    """Return once no part of an earlier publish writes (each holds the parts file shared while it
+    does, and lets go at its next project once the run token is not its own)."""
+    deadline = time.monotonic() + wait
+    with open(home_of(slots.target) / PARTS, "a") as handle:
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(handle, fcntl.LOCK_UN)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise SiteError(f"{slots.target}: a part of an earlier publish has been writing into {slots.standby} "
+                                    f"for over {wait:g} s; stop the workers it ran on, then publish again") from None
+                time.sleep(0.05)
 
 
 def prune(root: Path, keep: set[str], trees: Collection[str] = (), drop: Iterable[str] = ()) -> None:

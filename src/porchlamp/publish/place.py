@@ -10,6 +10,7 @@ are a full write's), their record the previous one with its place keys set again
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -82,14 +83,16 @@ def splice_record(old: str, p: Project, site: SiteData, now: date) -> str:
 
 
 def write_placed(env: Environment, common: dict[str, Any], site: SiteData, previous_dir: Path, out: Path,
-                 was: dict[str, date]) -> list[str]:
+                 was: dict[str, date], before: Callable[[], None] | None = None) -> list[str]:
     """Each project of `was` (its previous site's date) given its new place from the previous site's
-    files, written under `out`; returns the projects whose previous page was not the template's, for
-    the caller to write whole."""
+    files, written under `out` (`before` called before each); returns the projects whose previous
+    page was not the template's, for the caller to write whole."""
     whole = []
     linked: list[str] = []
     previous = site.changes.previous if site.changes else None
     for p in site.placed(was):
+        if before:
+            before()
         files = project_files(p.repo)
         page = splice_page((previous_dir / files.page).read_text(encoding="utf-8"), place_parts(env, p, common, previous),
                            was[p.repo], site.as_of)

@@ -14,7 +14,7 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import date
 from importlib import resources
@@ -346,13 +346,15 @@ def _project_common(site: SiteData) -> dict[str, Any]:
 
 def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path | None, issues_url: str = DEFAULT_ISSUES_URL,
                    site_url: str = "", progress: Callable[[int], None] | None = None,
-                   kept: np.ndarray | None = None, workers: int = 1, cluster: DaskRunner | None = None) -> tuple[int, int]:
+                   kept: np.ndarray | None = None, workers: int = 1, cluster: DaskRunner | None = None,
+                   run: generations.Run | None = None) -> tuple[int, int]:
     """Each project's page, record and badges: none for the projects `kept` (a mask over the plan's
     projects: `out` holds their files already), linked from the `previous` site where the plan says
     they hold, the previous site's with their place written again where only that moved (`place`),
     written otherwise (one pass over the PRs, read only for those; in parts on `workers` processes
-    when there are enough, or on the `cluster`'s workers whatever their number). Returns the project
-    pages, and how many of them were given their place only."""
+    when there are enough, or on the `cluster`'s workers whatever their number), each part stopping
+    if `run` no longer holds the site. Returns the project pages, and how many of them were given
+    their place only."""
     kept = np.zeros(len(plan.repos), bool) if kept is None else kept
     done = plan.reuse | kept
     placed = plan.placed & ~done if previous is not None else np.zeros(len(done), bool)
@@ -371,10 +373,10 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
     if cluster is not None or (workers > 1 and len(at) - int(placed.sum()) * 2 // 3 >= PARALLEL_FROM):
         # The unchanged projects are linked while the writing processes start and write.
         written, given = _write_in_parts(site, out, todo, plan, issues_url, site_url, progress, workers, placed, previous,
-                                         meanwhile=carry, cluster=cluster)
+                                         meanwhile=carry, cluster=cluster, run=run)
     else:
         carry()
-        written, given = _write_in_parts(site, out, todo, plan, issues_url, site_url, progress, 0, placed, previous)
+        written, given = _write_in_parts(site, out, todo, plan, issues_url, site_url, progress, 0, placed, previous, run=run)
     return written + finished, given
 
 
@@ -399,32 +401,37 @@ def project_context(p: Project, page_as_of: date, previous: date | None, issues_
 
 def _write_part(site: SiteData, out: Path, since: Mapping[str, date], issues_url: str, site_url: str,
                 progress: Callable[[int], None] | None = None, placed: Mapping[str, date] | None = None,
-                previous_dir: Path | None = None) -> tuple[int, int]:
+                previous_dir: Path | None = None, run: generations.Run | None = None) -> tuple[int, int]:
     """The files of every project of `site` (a part: a list): those of `placed` (with the date
     their files show in `previous_dir`) given their place in those files (`place`), unless they are
-    not the template's; the rest written whole. Returns (the pages, how many were given their place)."""
-    env, common = environment(), _project_common(site)
-    given: set[str] = set()
-    if placed and previous_dir is not None:
-        given = set(placed) - set(place.write_placed(env, common, site, previous_dir, out, placed))
-        if progress and given:
-            progress(len(given))
-    w = _Writer(out, env, common)
-    previous = site.changes.previous if site.changes else None
-    # A part names its projects, so that the detail files' other row groups go unread.
-    for p in site.detailed(only=[p.repo for p in site.projects if p.repo not in given]):
-        w.page(project_href(p), "project.html", **project_context(p, since[p.repo], previous, issues_url, site_url))
-        api.write_project(out, p, site, since[p.repo])
-        killpoints.reach("project_written")
-        if progress:
-            progress(1)
-    return w.pages + len(given), len(given)
+    not the template's; the rest written whole. Before each project, a SiteError if `run` (the
+    publish this part is of) no longer holds the site. Returns (the pages, how many were given their place)."""
+    with run.writing() if run is not None else nullcontext():
+        check = run.check if run is not None else None
+        env, common = environment(), _project_common(site)
+        given: set[str] = set()
+        if placed and previous_dir is not None:
+            given = set(placed) - set(place.write_placed(env, common, site, previous_dir, out, placed, check))
+            if progress and given:
+                progress(len(given))
+        w = _Writer(out, env, common)
+        previous = site.changes.previous if site.changes else None
+        # A part names its projects, so that the detail files' other row groups go unread.
+        for p in site.detailed(only=[p.repo for p in site.projects if p.repo not in given]):
+            if check:
+                check()
+            w.page(project_href(p), "project.html", **project_context(p, since[p.repo], previous, issues_url, site_url))
+            api.write_project(out, p, site, since[p.repo])
+            killpoints.reach("project_written")
+            if progress:
+                progress(1)
+        return w.pages + len(given), len(given)
 
 
 def _write_in_parts(site: SiteData, out: Path, todo: Iterator[tuple[int, Project]], plan: reuse.Plan, issues_url: str,
                     site_url: str, progress: Callable[[int], None] | None, workers: int, placed: np.ndarray,
                     previous_dir: Path | None = None, meanwhile: Callable[[], None] | None = None,
-                    cluster: DaskRunner | None = None) -> tuple[int, int]:
+                    cluster: DaskRunner | None = None, run: generations.Run | None = None) -> tuple[int, int]:
     """The projects of `todo` (each with its position in the plan) in parts of PART, in name order,
     each a task for a pool of fresh processes (not forked: this one may hold threads and their locks),
     or for the `cluster`'s workers (each part written whole again if its worker dies); at most two
@@ -436,7 +443,7 @@ def _write_in_parts(site: SiteData, out: Path, todo: Iterator[tuple[int, Project
     def task(chunk: list[tuple[int, Project]]) -> tuple[Any, ...]:
         projects = [p for _, p in chunk]
         return (_part(site, projects), out, {p.repo: plan.since_at(i) for i, p in chunk}, issues_url, site_url,
-                progress if here else None, {p.repo: plan.shown_at(i) for i, p in chunk if placed[i]}, previous_dir)
+                progress if here else None, {p.repo: plan.shown_at(i) for i, p in chunk if placed[i]}, previous_dir, run)
 
     parts = iter(lambda: list(itertools.islice(todo, PART)), [])
     pages = given = 0
@@ -539,7 +546,7 @@ def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, pr
     lap = Laps()
     target = generations.shared_folder(out) / Path(out).name  # the last part may be the link: never resolved
     slots = generations.prepare(target)
-    with generations.locked(slots):
+    with generations.locked(slots) as run:
         basis = reuse.site_basis(site, issues_url, site_url)
         plan = reuse.plan(site, slots.live, basis, full)
         lap("plan")
@@ -562,7 +569,7 @@ def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, pr
         pages = render_site(site, root, issues_url, site_url)
         lap("site_pages")
         written, placed = write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
-                                         workers or os.cpu_count() or 1, cluster)
+                                         workers or os.cpu_count() or 1, cluster, run)
         pages += written
         lap("projects")
         api.write_dataset(root, site)
