@@ -88,46 +88,52 @@ def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, tem
     exported beside the shard (`export_verdicts`) is kept where it holds (`pulls.judge_pulls`): its
     row is not written, but its (repo, number) under `results/kept_prs/`, for the store to copy.
     A repository that asks for a PR's rows the export left out is not judged but named in `again`."""
+    with gcpause.paused():
+        # The task's records go with its frame, before the collector looks at what the pause left.
+        return _judge_shard(shard_dir, shard, settings_json, as_of, templates, skip, was)
+
+
+def _judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,
+                 skip: frozenset[str], was: date | None) -> ShardOutcome:
     from porchlamp.snapshot import kept_verdicts, snapshot_rows
 
     settings, rules = _settings(settings_json)
     reused = 0
-    with gcpause.paused():
-        accounts = read_accounts(shard_dir, shard)
-        digests, left_out = read_prs(shard_dir, shard)
-        kept = kept_verdicts(read_verdict_rows(shard_dir, shard)) if was is not None else {}
-        was_end = window(was, settings)[1] if was is not None else None
-        end = window(as_of, settings)[1]
-        earlier: dict[str, Earlier] = {}
-        for name, before in kept.items():
-            e = Earlier(digests.get(name, {}), before, was_end)
-            earlier[name] = replace(e, acts=kept_acts(e, end))
-        results = []
-        again = []
-        kept_here: dict[str, list[int]] = {}
-        # A PR whose maintainers' acts stand is kept unless its author's standing or the maintainers
-        # changed: its timeline rows become items only then (or were not exported at all).
-        for data in read_shard(shard_dir, shard, skip=skip, later={n: e.acts.keys() for n, e in earlier.items() if e.acts},
-                               left_out=left_out):
-            name = data.repo.name_with_owner
-            before = kept.get(name, {})
-            try:
-                result = evaluate_repo(data, accounts, settings, rules, as_of, templates,
-                                       earlier.get(name) or Earlier(digests.get(name, {}), before, was_end))
-            except LeftOut:
-                again.append(name)
-                continue
-            same = [v.number for v in result.prs if before.get(v.number) is v]
-            if same:
-                kept_here[name] = same
-                reused += len(same)
-            results.append(result)
-            killpoints.reach("judge_repo")
-        # A kept verdict's row is the earlier snapshot's: the store copies it (`KEPT_PRS`), so it never
-        # becomes Python values again on the way out.
-        rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)), kept_here)
-        rows[KEPT_PRS] = {"repo": [r for r, ns in kept_here.items() for _ in ns],
-                          "number": [n for ns in kept_here.values() for n in ns]}
+    accounts = read_accounts(shard_dir, shard)
+    digests, left_out = read_prs(shard_dir, shard)
+    kept = kept_verdicts(read_verdict_rows(shard_dir, shard)) if was is not None else {}
+    was_end = window(was, settings)[1] if was is not None else None
+    end = window(as_of, settings)[1]
+    earlier: dict[str, Earlier] = {}
+    for name, before in kept.items():
+        e = Earlier(digests.get(name, {}), before, was_end)
+        earlier[name] = replace(e, acts=kept_acts(e, end))
+    results = []
+    again = []
+    kept_here: dict[str, list[int]] = {}
+    # A PR whose maintainers' acts stand is kept unless its author's standing or the maintainers
+    # changed: its timeline rows become items only then (or were not exported at all).
+    for data in read_shard(shard_dir, shard, skip=skip, later={n: e.acts.keys() for n, e in earlier.items() if e.acts},
+                           left_out=left_out):
+        name = data.repo.name_with_owner
+        before = kept.get(name, {})
+        try:
+            result = evaluate_repo(data, accounts, settings, rules, as_of, templates,
+                                   earlier.get(name) or Earlier(digests.get(name, {}), before, was_end))
+        except LeftOut:
+            again.append(name)
+            continue
+        same = [v.number for v in result.prs if before.get(v.number) is v]
+        if same:
+            kept_here[name] = same
+            reused += len(same)
+        results.append(result)
+        killpoints.reach("judge_repo")
+    # A kept verdict's row is the earlier snapshot's: the store copies it (`KEPT_PRS`), so it never
+    # becomes Python values again on the way out.
+    rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)), kept_here)
+    rows[KEPT_PRS] = {"repo": [r for r, ns in kept_here.items() for _ in ns],
+                      "number": [n for ns in kept_here.values() for n in ns]}
     for table in (*PARTIAL_TABLES, KEPT_PRS):
         folder = Path(shard_dir) / "results" / table
         folder.mkdir(parents=True, exist_ok=True)
