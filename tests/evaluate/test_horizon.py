@@ -12,7 +12,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 from porchlamp.config import Settings
 from porchlamp.evaluate.engine import evaluate_repo, window
 from porchlamp.evaluate.horizon import holds, horizon, pr_horizon
-from porchlamp.evaluate.pulls import Earlier, context_key, judge_pulls, pr_key, repo_context, standing
+from porchlamp.evaluate.pulls import Earlier, context_key, judge_pulls, repo_context, standing
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.templates import TemplateIndex, build_index
 from porchlamp.evaluate.bots import Bots
@@ -123,9 +123,9 @@ def test_a_pr_verdict_is_keyed_by_its_rows_and_its_standing() -> None:
     base = data(pulls=(pr(1), pr(2, author="other")), items=(item("comment", datetime(2026, 6, 2), "maint", "OWNER"),))
     pr1 = base.pulls[0]
 
-    def key(d: RepoData, accounts: dict | None = None, rows: str = "rows") -> str:  # type: ignore[type-arg]
+    def key(d: RepoData, accounts: dict | None = None, rows: str = "rows") -> tuple[str, str]:  # type: ignore[type-arg]
         ctx = context(d, accounts)
-        return pr_key(rows, standing(context_key(ctx), pr1.author, ctx))
+        return rows, standing(context_key(ctx), pr1.author, ctx)
 
     assert key(base) == key(base) and key(base) != key(base, rows="other rows")
     # A new maintainer (someone labels a PR) moves every PR's key.

@@ -64,7 +64,7 @@ def _least(best: datetime | None, t: datetime | None) -> datetime | None:
 def pr_horizon(pr: PullRequest, items: Sequence[TimelineItem], start: datetime, end: datetime,
                response_days: int) -> datetime | None:
     """`horizon` of one PR's verdict alone: the earliest window end, from `end` on, at which one of
-    its own times is crossed (what its repository's context says of it is keyed apart: `pulls.pr_key`)."""
+    its own times is crossed (what its repository's context says of it is keyed apart: `pulls.standing`)."""
     span = end - start
     resp = timedelta(days=response_days)
     limit = end - resp  # a clock from here on has its response period run out at `end` or later

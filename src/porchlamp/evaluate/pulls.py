@@ -155,7 +155,8 @@ class PRVerdict:
     # [kind, "actor (by whom)", quote]): what the off-GitHub gate counts (`redirect_of`).
     redirect: str | None
     # Bookkeeping: until when the same rows give this verdict as the window moves (`pr_horizon`), and
-    # the key it was judged under (`pr_key`); none when the PR's rows came without a digest.
+    # its author's standing it was judged under (`standing`): with `rows`, its key; none when the
+    # PR's rows came without a digest.
     valid_until: datetime | None
     inputs: str | None
     # What its repository's maintainers are found from on a later day while its rows (their digest,
@@ -192,8 +193,8 @@ def clock_start(pr: PullRequest, items: tuple[TimelineItem, ...]) -> tuple[datet
 
 def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context, inputs: str | None = None,
                rows: str | None = None) -> PRVerdict:
-    """The verdict on one PR of a repository, for the window [ctx.start, ctx.end); `inputs`, its key,
-    and `rows`, its rows' digest."""
+    """The verdict on one PR of a repository, for the window [ctx.start, ctx.end); `inputs`, its
+    author's `standing`, and `rows`, its rows' digest: together its key."""
     start, end, bots = ctx.start, ctx.end, ctx.bots
     w = ctx.settings.window
     response_window = timedelta(days=w.response_days)
@@ -337,15 +338,12 @@ def context_key(ctx: Context) -> str:
 
 
 def standing(context: str, author: str | None, ctx: Context) -> str:
-    """The part of a PR's key its repository's context gives: `context_key`, and what is known of
-    its author (when they first contributed, when their account was made)."""
+    """The part of a PR's key its repository's context gives, as a digest: `context_key`, and what
+    is known of its author (when they first contributed, when their account was made). The key is
+    this and the digest of the PR's rows: compared as two, so that a digest is made per author, not
+    per PR (hundreds of thousands a day)."""
     acct = ctx.accounts.get(author) if author else None
-    return f"{context}\x00{ctx.first.get((author or '').lower())}\x00{acct.created_at if acct else None}"
-
-
-def pr_key(rows: str, standing: str) -> str:
-    """The key of one PR's verdict: its rows' digest and its `standing`."""
-    return _digest(f"{rows}\x00{standing}")
+    return _digest(f"{context}\x00{ctx.first.get((author or '').lower())}\x00{acct.created_at if acct else None}")
 
 
 def _digest(text: str) -> str:
@@ -354,7 +352,8 @@ def _digest(text: str) -> str:
 
 def judge_pulls(data: RepoData, ctx: Context, earlier: Earlier | None = None) -> list[PRVerdict]:
     """Verdicts on every PR of a repository opened before the snapshot. With `earlier`, each PR is
-    keyed (`pr_key`), and one whose earlier verdict has its key and holds for this window keeps it."""
+    keyed (its rows' digest and its author's `standing`), and one whose earlier verdict has its key
+    and holds for this window keeps it."""
     if earlier is None:
         return [judge_pull(pr, data.timeline.get(pr.number, ()), ctx) for pr in data.pulls if pr.created_at < ctx.end]
     context = context_key(ctx)
@@ -368,9 +367,9 @@ def judge_pulls(data: RepoData, ctx: Context, earlier: Earlier | None = None) ->
         if rows is not None:
             if pr.author not in known:
                 known[pr.author] = standing(context, pr.author, ctx)
-            key = pr_key(rows, known[pr.author])
+            key = known[pr.author]
         was = earlier.verdicts.get(pr.number)
-        if (key is not None and was is not None and was.inputs == key and earlier.end is not None
+        if (key is not None and was is not None and was.inputs == key and was.rows == rows and earlier.end is not None
                 and holds(was.valid_until, earlier.end, ctx.end)):
             out.append(was)
         else:

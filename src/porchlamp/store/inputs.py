@@ -46,7 +46,7 @@ _PR_INPUTS = f"""
 
 
 # Each PR's digest of its rows: its pull row and every timeline row of it, every column (all that
-# judging a PR reads of them). A PR verdict's key starts from it (`pulls.pr_key`).
+# judging a PR reads of them). A PR verdict's key is it and its author's standing (`pulls.standing`).
 def _pr_rows_sql() -> str:
     parts = []
     for table in ("pulls", "timeline"):
