@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -158,8 +159,9 @@ def test_timeline_rows_set_aside_become_items_only_when_asked(store300: Path, tm
 
 
 def test_a_pr_left_out_of_the_export_is_asked_for_loudly(store300: Path, tmp_path: Path) -> None:
-    """The timeline rows of a PR set aside are not written; asking for them (by `get`, `[]` or `in`)
-    raises `LeftOut`, never reads as a PR with no rows; every other PR reads as the store has it."""
+    """The timeline rows and the text of a PR set aside are not written; asking for its rows (by `get`,
+    `[]` or `in`) raises `LeftOut`, never reads as a PR with no rows; its number, author and times
+    read as the store has them, and every other PR reads as the store has it."""
     with Store(store300, read_only=True) as s:
         names = s.repo_names()
         shards = plan_shards(s, names, rows_per_shard=40_000, min_shards=2)
@@ -173,6 +175,7 @@ def test_a_pr_left_out_of_the_export_is_asked_for_loudly(store300: Path, tmp_pat
     written = ds.dataset(tmp_path / "timeline").to_table(columns=["repo", "number"])
     assert not aside & set(zip(written["repo"].to_pylist(), written["number"].to_pylist()))
     left: dict[str, frozenset[int]] = {}
+    texts = 0
     for k in range(len(shards)):
         digests, out = read_prs(tmp_path, k)
         left.update(out)
@@ -186,4 +189,12 @@ def test_a_pr_left_out_of_the_export_is_asked_for_loudly(store300: Path, tmp_pat
                             ask()
                 else:
                     assert d.timeline.get(n, ()) == whole[name].timeline.get(n, ())
+            stored = {p.number: p for p in whole[name].pulls}
+            for p in d.pulls:
+                if (name, p.number) in aside:
+                    assert (p.title, p.body, p.node_id) == ("", "", "")
+                    texts += bool(stored[p.number].title)
+                    p = replace(p, title=stored[p.number].title, body=stored[p.number].body, node_id=stored[p.number].node_id)
+                assert p == stored[p.number]
     assert {(r, n) for r, ns in left.items() for n in ns} == aside
+    assert texts > 1000

@@ -3,7 +3,7 @@ store, read back as RepoData by whoever evaluates a shard (this process or a wor
 
 A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet` for every repository table,
 `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (all evaluation asks of accounts),
-and `<dir>/prs/shard=<k>/` for each PR's digest of its rows and whether its timeline rows were left out;
+and `<dir>/prs/shard=<k>/` for each PR's digest of its rows and whether its timeline rows and text were left out;
 on a day that may keep earlier verdicts, `<dir>/verdicts/shard=<k>/` for those of the PRs to judge.
 """
 
@@ -107,13 +107,20 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
         for table in ("repositories", *_REPO_TABLES):
             cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE[table]))
             key = REPO_COLUMN[table]
-            # A PR set aside is kept from the earlier day unless its standing changed: its rows are
-            # written only then, by a second round (`LeftOut`).
-            aside = (f" AND NOT EXISTS (SELECT 1 FROM {prs} a WHERE a.aside AND a.repo = t.repo AND a.number = t.number)"
-                     if table == "timeline" else "")
+            source, aside = f"{table} t", ""
+            if table == "timeline":
+                # A PR set aside is kept from the earlier day unless its standing changed: its rows are
+                # written only then, by a second round (`LeftOut`).
+                aside = f" AND NOT EXISTS (SELECT 1 FROM {prs} a WHERE a.aside AND a.repo = t.repo AND a.number = t.number)"
+            elif table == "pulls":
+                # Nor is its text: judging it asks for its timeline rows first, and so goes to that
+                # second round; kept, its row is read for its number, author and times alone.
+                cols = ", ".join(f"CASE WHEN t.aside THEN '' ELSE t.{c} END AS {c}" if c in ASIDE_TEXT else f"t.{c}"
+                                 for c in _columns(MODEL_OF_TABLE[table]))
+                source = f"(SELECT p.*, coalesce(a.aside, false) AS aside FROM pulls p LEFT JOIN {prs} a USING (repo, number)) t"
             # Unsorted: a reader sorts its own shard (`_read`), so the export never sorts the whole table.
             store.conn.execute(
-                f"COPY (SELECT {cols}, s.shard FROM {table} t JOIN _shard_of s ON t.{key} = s.repo WHERE t.{key} BETWEEN ? AND ?{aside}) "
+                f"COPY (SELECT {cols}, s.shard FROM {source} JOIN _shard_of s ON t.{key} = s.repo WHERE t.{key} BETWEEN ? AND ?{aside}) "
                 f"TO '{_sql_path(out / table)}' {_BY_SHARD}", span)
         store.conn.execute(
             f"COPY (SELECT p.repo, p.number, p.rows, p.aside, s.shard FROM {prs} p JOIN _shard_of s ON p.repo = s.repo "
@@ -126,6 +133,9 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
             f"JOIN _shard_of s ON p.repo = s.repo WHERE p.repo BETWEEN ? AND ?) x ON t.login = x.author) "
             f"TO '{_sql_path(out / 'accounts')}' {_BY_SHARD}", span)
 
+
+# The columns of a PR set aside that the export leaves empty: read only when it is judged anew.
+ASIDE_TEXT = frozenset({"title", "body", "node_id"})
 
 # Every export writes `<dir>/<table>/shard=<k>/` from a query with a `shard` column.
 _BY_SHARD = "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)"
