@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -30,7 +30,7 @@ from porchlamp import gcpause, killpoints
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate.engine import Snapshot, evaluate_repo, window
-from porchlamp.evaluate.pulls import Earlier, kept_acts
+from porchlamp.evaluate.pulls import Earlier, for_window
 from porchlamp.evaluate.ranking import Scored, scores_of
 from porchlamp.evaluate.rules import Rules, load_rules
 from porchlamp.evaluate.bots import Bots
@@ -106,8 +106,7 @@ def _judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, te
     end = window(as_of, settings)[1]
     earlier: dict[str, Earlier] = {}
     for name, before in kept.items():
-        e = Earlier(digests.get(name, {}), before, was_end)
-        earlier[name] = replace(e, acts=kept_acts(e, end))
+        earlier[name] = for_window(Earlier(digests.get(name, {}), before, was_end), end)
     results = []
     again = []
     kept_here: dict[str, list[int]] = {}

@@ -143,6 +143,7 @@ def snapshot_rows(snap: Snapshot, left_out: Mapping[str, Collection[int]] | None
 _PR_FIELDS = tuple(f.name for f in fields(PRVerdict) if f.name not in ("repo", "response"))
 _RESPONSE_COLUMNS = (("response_kind", "kind"), ("response_actor", "actor"), ("response_at", "at"))
 _kept_verdict = builder(PRVerdict)
+_kept_response = builder(Response)
 _KEPT_COLUMNS = ["repo", *_PR_FIELDS, *(c for c, _ in _RESPONSE_COLUMNS)]
 
 
@@ -152,7 +153,7 @@ def kept_verdicts(rows: pa.Table | None) -> dict[str, dict[int, PRVerdict]]:
     if rows is None or rows.num_rows == 0:
         return {}
     c = pydict(rows.select(_KEPT_COLUMNS))  # what a verdict is made of: not its snapshot's date
-    c["response"] = [None if kind is None else Response(kind, actor, at)
+    c["response"] = [None if kind is None else _kept_response(kind, actor, at)
                      for kind, actor, at in zip(*(c[col] for col, _ in _RESPONSE_COLUMNS))]
     out: dict[str, dict[int, PRVerdict]] = {}
     for row in zip(*(c[f.name] for f in fields(PRVerdict))):

@@ -71,7 +71,8 @@ def response_times(outside: list[PRVerdict], q: float) -> float | None:
 
 
 def responsiveness(v: list[PRVerdict], settings: Settings) -> ComponentResult:
-    outside = [x for x in v if x.outside]
+    # `excluded is None` is `outside`, read without a call: asked of every verdict of a snapshot several times.
+    outside = [x for x in v if x.excluded is None]
     if not outside:
         return ComponentResult("responsiveness", None, {"outside_prs": 0}, "missing: no judgeable outside PRs")
     window_h = settings.window.response_days * 24.0
@@ -109,7 +110,7 @@ def accessibility(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: 
         key = (x.author or "").lower()
         if key in firsts:
             later[key] = later.get(key, 0) + 1
-        elif x.outside and x.first_timer:
+        elif x.excluded is None and x.first_timer:
             firsts[key] = x
     merged_share = came_back = None
     inputs["first_timers"] = len(firsts)
@@ -196,7 +197,7 @@ def systems_fit(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: in
 def ai_readiness(data: RepoData, v: list[PRVerdict], min_sample: int, sample: frozenset[int]) -> ComponentResult:
     policy = list(data.community.ai_policy)
     _, ci = _ci_share([x for x in v if x.excluded not in ("before_window", "bot")], min_sample, sample)
-    ai_prs = [x for x in v if x.outside and x.ai_assisted]
+    ai_prs = [x for x in v if x.excluded is None and x.ai_assisted]
     fare = sum(1 for x in ai_prs if x.answered) / len(ai_prs) if len(ai_prs) >= min_sample else None
     inputs = {"ai_policy_files": policy, "ci_share": None if ci is None else round(ci, 4), "ai_assisted_prs": len(ai_prs),
               "ai_assisted_answered_share": None if fare is None else round(fare, 4)}

@@ -206,7 +206,7 @@ def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sam
     `redirect`, found when it was judged); the project's PR template, CONTRIBUTING or README saying
     so; or review trailers on most recent commits."""
     rules, bots = ctx.rules, ctx.bots
-    outside = {v.number: v for v in verdicts if v.outside}
+    outside = {v.number: v for v in verdicts if v.excluded is None}  # `outside`, without a call per verdict
     votes: dict[str, int] = {}
     quotes: dict[str, list[dict[str, str]]] = {}
     redirected: set[int] = set()
@@ -296,7 +296,7 @@ def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> st
 
 def gate_black_hole(verdicts: list[PRVerdict], settings: Settings) -> GateResult:
     bh = settings.black_hole
-    outside = [v for v in verdicts if v.outside]
+    outside = [v for v in verdicts if v.excluded is None]  # `outside`, without a call per verdict
     n = len(outside)
     unanswered = sum(1 for v in outside if v.outcome == "unanswered")
     silent = sum(1 for v in outside if v.outcome == "closed_silently")

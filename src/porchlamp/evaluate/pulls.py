@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from porchlamp.config import Settings
@@ -317,17 +317,32 @@ class Earlier:
     verdicts: Mapping[int, PRVerdict]
     end: datetime | None
     acts: Mapping[int, str] | None = None  # `kept_acts` for the window judged, if the caller found them
+    held: frozenset[int] | None = None  # `holding` for the window judged, if the caller found them
+
+
+def holding(earlier: Earlier, end: datetime) -> frozenset[int]:
+    """The PRs whose earlier verdict stands for the window ending `end` if its author's standing and
+    the maintainers are the same: its rows are those it was judged on, and its horizon is ahead
+    (which puts each of its times where it was in the window)."""
+    if earlier.end is None:
+        return frozenset()
+    was_end = earlier.end
+    return frozenset(n for n, v in earlier.verdicts.items()
+                     if v.rows is not None and earlier.rows.get(n) == v.rows and holds(v.valid_until, was_end, end))
 
 
 def kept_acts(earlier: Earlier, end: datetime) -> dict[int, str]:
     """The maintainers' acts (`PRVerdict.acts`) that stand for the window ending `end`, by PR: those
-    of earlier verdicts whose rows are the same and whose horizon is ahead (which puts each of their
-    times where it was in the window). Their PRs' timeline rows need not be read for the maintainers."""
-    if earlier.end is None:
-        return {}
-    return {n: v.acts for n, v in earlier.verdicts.items()
-            if v.acts is not None and v.rows is not None and earlier.rows.get(n) == v.rows
-            and holds(v.valid_until, earlier.end, end)}
+    of the verdicts `holding` for it. Their PRs' timeline rows need not be read for the maintainers."""
+    held = earlier.held if earlier.held is not None else holding(earlier, end)
+    verdicts = earlier.verdicts
+    return {n: acts for n in held if (acts := verdicts[n].acts) is not None}
+
+
+def for_window(earlier: Earlier, end: datetime) -> Earlier:
+    """`earlier` with what stands of it for the window ending `end` found once (`holding`, `kept_acts`)."""
+    found = replace(earlier, held=holding(earlier, end))
+    return replace(found, acts=kept_acts(found, end))
 
 
 def context_key(ctx: Context) -> str:
@@ -358,6 +373,7 @@ def judge_pulls(data: RepoData, ctx: Context, earlier: Earlier | None = None) ->
         return [judge_pull(pr, data.timeline.get(pr.number, ()), ctx) for pr in data.pulls if pr.created_at < ctx.end]
     context = context_key(ctx)
     known: dict[str | None, str] = {}  # an author's standing, for each of their PRs
+    held = earlier.held if earlier.held is not None else holding(earlier, ctx.end)
     out = []
     for pr in data.pulls:
         if pr.created_at >= ctx.end:
@@ -368,9 +384,7 @@ def judge_pulls(data: RepoData, ctx: Context, earlier: Earlier | None = None) ->
             if pr.author not in known:
                 known[pr.author] = standing(context, pr.author, ctx)
             key = known[pr.author]
-        was = earlier.verdicts.get(pr.number)
-        if (key is not None and was is not None and was.inputs == key and was.rows == rows and earlier.end is not None
-                and holds(was.valid_until, earlier.end, ctx.end)):
+        if pr.number in held and (was := earlier.verdicts[pr.number]).inputs == key:
             out.append(was)
         else:
             out.append(judge_pull(pr, data.timeline.get(pr.number, ()), ctx, key, rows))
