@@ -84,3 +84,19 @@ def _on_evaluated(store: Path, tmp_path: Path, script: str, *args: str) -> dict:
                          capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-2000:]
     return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_bench_judge_day_small(store300: Path, tmp_path: Path) -> None:
+    """A window-only day's judging, run again from the inputs it had: the same outcomes each time."""
+    res = subprocess.run([sys.executable, str(BENCH / "judge_day.py"), "--store", str(store300), "--runs", "2", "--workers", "1",
+                          "--work", str(tmp_path), "--profile", str(tmp_path / "day.prof")], capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    figures = json.loads(res.stdout)
+    with Store(store300, read_only=True) as s:
+        collected = date.fromisoformat(s.get_meta("collected_as_of"))
+    day = figures["day"]
+    assert day["as_of"] == date.fromordinal(collected.toordinal() + 2).isoformat() and day["repos"] == 300
+    assert day["reused_prs"] > day["judged_prs"] > 0 and 0 < day["carried"] < 300
+    assert figures["tasks"] >= 1 and len(figures["runs"]) == 2 and (tmp_path / "day.prof").stat().st_size > 0
+    assert not list(tmp_path.glob("*/day.duckdb"))  # the copy and the shards are removed
