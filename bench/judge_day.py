@@ -61,6 +61,8 @@ def day_tasks(db: Path, shards: Path, workers: int) -> tuple[dict[str, Any], lis
             summary = evaluate_store(s, day, settings, workers=1, shard_dir=shards)
         finally:
             cluster.judge_shard = judge  # type: ignore[assignment]
+    if not tasks:
+        sys.exit("judge_day: the day's evaluation ran no judging task through `cluster.judge_shard`; nothing to time")
     return {"as_of": day.isoformat(), "repos": summary.repos, "carried": summary.carried, "reused_prs": summary.reused_prs,
             "judged_prs": summary.judged_prs, "again": summary.again, "steps": summary.steps}, tasks
 

@@ -5,7 +5,7 @@ import json
 import shutil
 import subprocess
 import sys
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -96,7 +96,7 @@ def test_bench_judge_day_small(store300: Path, tmp_path: Path) -> None:
     with Store(store300, read_only=True) as s:
         collected = date.fromisoformat(s.get_meta("collected_as_of"))
     day = figures["day"]
-    assert day["as_of"] == date.fromordinal(collected.toordinal() + 2).isoformat() and day["repos"] == 300
+    assert day["as_of"] == (collected + timedelta(days=2)).isoformat() and day["repos"] == 300
     assert day["reused_prs"] > day["judged_prs"] > 0 and 0 < day["carried"] < 300
     assert figures["tasks"] >= 1 and len(figures["runs"]) == 2 and (tmp_path / "day.prof").stat().st_size > 0
     assert not list(tmp_path.glob("*/day.duckdb"))  # the copy and the shards are removed
