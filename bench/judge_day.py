@@ -6,8 +6,8 @@ The store (collected, as `load-world` leaves one; never changed) is copied and e
 this runs from for the day it was collected for, then for the day after with no new rows (only the
 window moves), on `--workers`. The day after that is evaluated once in this process with its shards
 kept, and each shard's judging task (`cluster.judge_shard`, the second round's too) is then run
-again `--runs` times with the inputs it had: a day's judging without the export, the store's writes,
-the workers' start or the machine's other load between the steps. Every run must give the same
+again `--runs` times with the inputs it had: a day's judging without the export, the store's writes
+or the workers' start around it. Every run must give the same
 outcomes as the first, or the benchmark stops. With `--profile`, one more run is profiled into FILE
 (`python -m pstats FILE`). To compare two versions, run each from a copy of its code (its `src` is
 what is imported), alternating. Prints one JSON object.
