@@ -31,6 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 import porchlamp.cluster as cluster  # noqa: E402
+from publish_daily import evaluate  # noqa: E402  (beside this file; imports the `src` above)
 from porchlamp.config import Settings  # noqa: E402
 from porchlamp.snapshot import evaluate_store  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
@@ -39,14 +40,12 @@ from porchlamp.store import Store  # noqa: E402
 def day_tasks(db: Path, shards: Path, workers: int) -> tuple[dict[str, Any], list[tuple[Any, ...]]]:
     """Evaluate `db`'s collection day and the two after it (only the window moving); the third in this
     process, its shards kept under `shards`. Returns that day's summary and its judging tasks' arguments."""
-    settings = Settings()
-    with Store(db) as s:
+    with Store(db, read_only=True) as s:
         first = date.fromisoformat(s.get_meta("collected_as_of") or "")
-        for k in (0, 1):
-            day = first + timedelta(days=k)
-            s.set_meta("collected_as_of", day.isoformat())
-            evaluate_store(s, day, settings, workers=workers)
-        day = first + timedelta(days=2)
+    for k in (0, 1):
+        evaluate(db, first + timedelta(days=k), workers, reuse=True)
+    day = first + timedelta(days=2)
+    with Store(db) as s:
         s.set_meta("collected_as_of", day.isoformat())
         tasks: list[tuple[Any, ...]] = []
         judge = cluster.judge_shard
@@ -58,7 +57,7 @@ def day_tasks(db: Path, shards: Path, workers: int) -> tuple[dict[str, Any], lis
         # The evaluation takes its task from the module when it runs: this one notes each call's inputs.
         cluster.judge_shard = kept  # type: ignore[assignment]
         try:
-            summary = evaluate_store(s, day, settings, workers=1, shard_dir=shards)
+            summary = evaluate_store(s, day, Settings(), workers=1, shard_dir=shards)
         finally:
             cluster.judge_shard = judge  # type: ignore[assignment]
     if not tasks:
