@@ -179,17 +179,22 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings,
     DuckDB is kept to a small budget throughout, spilling to disk beyond it: at its default it may
     take most of the machine, and the calling process grew with the snapshot (2.7 GB at 100,000
     repositories, 0.94 GB at 11,000, 0.73 in the budget)."""
-    with store.small_budget():
-        return _evaluate_store(store, as_of, settings, progress, workers, cluster, shard_dir, reuse)
+    from porchlamp.store.inputs import pr_digests
+
+    # Each PR's digests, made from one scan of its rows, serve the repositories' digests, the
+    # sighting plan and every export's `pr_rows`.
+    lap = Laps()
+    with store.small_budget(), pr_digests(store) as prs:
+        return _evaluate_store(store, as_of, settings, progress, workers, cluster, shard_dir, reuse, prs, lap)
 
 
 def _evaluate_store(store: Store, as_of: date | None, settings: Settings, progress: Callable[[int], None] | None,
-                    workers: int, cluster: str | None, shard_dir: Path | None, reuse: bool) -> EvaluateSummary:
+                    workers: int, cluster: str | None, shard_dir: Path | None, reuse: bool, prs: str,
+                    lap: Laps) -> EvaluateSummary:
     from porchlamp.cluster import KEPT_PRS, PARTIAL_TABLES, judge_shard, runner_for, shard_sightings, shard_space
     from porchlamp.store.inputs import input_digests, sighting_plan
     from porchlamp.store.shards import export_verdicts
 
-    lap = Laps()
     when = resolve_as_of(store, as_of)
     # A repository whose collection failed at some step holds part of its data: it is not judged on
     # that, and the report names it.
@@ -197,7 +202,7 @@ def _evaluate_store(store: Store, as_of: date | None, settings: Settings, progre
     wanted = [r for r in store.repo_names() if r not in failed]
     text = settings.model_dump_json()
     key = sightings_key(text)
-    digests = input_digests(store)
+    digests = input_digests(store, prs)
     lap("digests")
     was = _carry_from(store, when) if reuse else None
     # The verdicts that hold if the template index turns out the day before's too.
@@ -206,7 +211,7 @@ def _evaluate_store(store: Store, as_of: date | None, settings: Settings, progre
     runner = runner_for(workers, cluster)
     lap("start_workers")
     try:
-        with shard_space(Path(store.path).parent, shard_dir) as space, sighting_plan(store, wanted, key, reuse) as plan:
+        with shard_space(Path(store.path).parent, shard_dir) as space, sighting_plan(store, wanted, key, reuse, prs) as plan:
             known = plan.known
             first = [r for r in wanted if r not in holding or r not in known]  # to judge, or to sight
             lap("sighting_plan")

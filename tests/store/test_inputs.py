@@ -10,7 +10,7 @@ import pytest
 from porchlamp.config import Settings
 from porchlamp.snapshot import evaluate_store, sightings_key
 from porchlamp.store import Store
-from porchlamp.store.inputs import input_digests, sighting_plan
+from porchlamp.store.inputs import input_digests, pr_digests, pr_rows, sighting_plan
 
 TABLES = ("results", "pr_results", "component_results", "profile_results")
 
@@ -98,3 +98,45 @@ def test_kept_sightings_count_as_fresh_ones(store: Path) -> None:
         assert moved <= {(repo, number), gone}, table
     assert (repo, number) in {row[:2] for row in before["template_pr_sighted"] ^ after["template_pr_sighted"]}
     assert not [row for row in after["template_pr_sighted"] if row[:2] == gone]
+
+
+def _by_rows(s: Store, sql: str) -> dict[tuple, str]:  # type: ignore[type-arg]
+    """Each group's digest straight from its rows' hashes (`sql` yields key columns and `h`)."""
+    return {tuple(row[:-1]): row[-1] for row in s.conn.execute(
+        f"SELECT * EXCLUDE (n, t), n::VARCHAR || ':' || t::VARCHAR FROM "
+        f"(SELECT * EXCLUDE (h), count(*) AS n, sum(h::HUGEINT) AS t FROM ({sql}) GROUP BY ALL)").fetchall()}
+
+
+def test_digests_from_one_scan_equal_each_taken_from_its_rows(store: Path) -> None:
+    """The repositories' digests summed from their PRs' equal those of every row taken at once; each
+    PR's digest of its rows and of what its sightings read equal theirs taken alone. A PR whose rows
+    are only timeline rows, and one with no row its sightings read, are among them."""
+    with Store(store) as s:
+        repo, number = s.conn.execute("SELECT repo, number FROM timeline WHERE kind = 'comment' ORDER BY node_id LIMIT 1").fetchone()
+        s.conn.execute("DELETE FROM pulls WHERE repo = ? AND number = ?", [repo, number])  # its timeline rows stay
+        quiet = s.conn.execute("SELECT repo, number FROM pulls p WHERE NOT EXISTS (SELECT 1 FROM timeline t WHERE "
+                               "t.repo = p.repo AND t.number = p.number AND t.kind IN ('comment', 'review', 'ready_for_review')) "
+                               "LIMIT 1").fetchone()
+        assert s.query("SELECT 1 FROM timeline WHERE repo = ? AND number = ?", [repo, number]) and quiet
+        rows = {t: ", ".join(d[0] for d in s.conn.execute(f"SELECT * FROM {t} LIMIT 0").description) for t in
+                ("repositories", "community", "pulls", "timeline", "commits", "issues", "dependents", "accounts")}
+        key = {"repositories": "name_with_owner"}
+        every = " UNION ALL ".join(f"SELECT {key.get(t, 'repo')} AS repo, hash('{t}', {c}) AS h FROM {t}" for t, c in rows.items()
+                                   if t != "accounts")
+        every += (f" UNION ALL SELECT x.repo, hash('accounts', {', '.join('a.' + c for c in rows['accounts'].split(', '))}) "
+                  "FROM accounts a JOIN (SELECT DISTINCT repo, author FROM pulls) x ON a.login = x.author")
+        want_repos = {k[0]: v for k, v in _by_rows(s, every).items()}
+        want_rows = _by_rows(s, f"SELECT repo, number, hash('pulls', {rows['pulls']}) AS h FROM pulls UNION ALL "
+                                f"SELECT repo, number, hash('timeline', {rows['timeline']}) FROM timeline")
+        want_inputs = _by_rows(s, "SELECT repo, number, hash('pulls', created_at) AS h FROM pulls UNION ALL "
+                                  "SELECT repo, number, hash('timeline', kind, created_at, actor, actor_type, body) FROM timeline "
+                                  "WHERE kind IN ('comment', 'review', 'ready_for_review')")
+        names = s.repo_names()
+        with pr_digests(s) as prs:
+            got_repos = input_digests(s, prs)
+            got_rows = {(r, n): d for r, n, d, _ in s.conn.execute(f"SELECT * FROM {pr_rows(s, names, None, prs)}").fetchall()}
+            with sighting_plan(s, names, "k", prs=prs):
+                got_inputs = {(r, n): d for r, n, d in s.conn.execute("SELECT repo, number, inputs FROM _pr_inputs").fetchall()}
+    assert got_repos == want_repos and len(got_repos) == 300
+    assert got_rows == want_rows and (repo, number) in got_rows and len(got_rows) > 20_000
+    assert got_inputs == want_inputs and (repo, number) in got_inputs and quiet in got_inputs

@@ -71,8 +71,6 @@ KEY_OF_TABLE: dict[str, tuple[str, ...]] = {
     "issues": ("repo", "number"),
     "dependents": ("repo",),
 }
-# A digest of the rows `h` hashes, per group: how many, and their hashes summed, so order is moot.
-ROWS_DIGEST = "count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR"
 
 ORDER_OF_TABLE: dict[str, str] = {
     "snapshots": "as_of",

@@ -10,49 +10,82 @@ accounts that opened its PRs (all evaluation asks of accounts), summed over rows
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import count
 
 import pyarrow as pa
 
-from porchlamp.store.db import _REPO_TABLES, MODEL_OF_TABLE, REPO_COLUMN, ROWS_DIGEST, TEMPLATE_KINDS, Store, _columns
+from porchlamp.store.db import _REPO_TABLES, MODEL_OF_TABLE, REPO_COLUMN, TEMPLATE_KINDS, Store, _columns
 
 
-def input_digests(store: Store) -> dict[str, str]:
-    """Each stored repository's digest of its rows (`rows:sum of row hashes`), by name."""
+def _digest(rows: str, total: str) -> str:
+    """SQL for a digest of some rows: how many (`rows`), and their hashes summed (`total`), so order is moot."""
+    return f"{rows}::VARCHAR || ':' || {total}::VARCHAR"
+
+
+# The temporary tables `pr_digests` makes, (repo, number, n, s, inputs), are named this and a
+# number: one scope's never replaces another's.
+PR_DIGESTS = "_pr_digests"
+_SCOPES = count()
+
+# The tables whose rows are a PR's: digested per PR once (`pr_digests`), summed per repository from there.
+_PR_TABLES = ("pulls", "timeline")
+
+
+@contextmanager
+def pr_digests(store: Store) -> Iterator[str]:
+    """Every stored PR's digests as a temporary table (its name yielded) while the block runs, all from
+    one scan of the PRs' rows (the largest tables, read once where three scans read them before):
+    - `n`, `s`: the count and sum of the hashes of its pull row and every timeline row of it, every
+      column (all that judging a PR reads of them): its `rows` digest (`pr_rows`; with its author's
+      standing, its verdict's key: `pulls.standing`), and its part of its repository's (`input_digests`);
+    - `inputs`: the digest of what its template sightings read (SPEC section 5): when it was opened
+      and its comment, review and ready-for-review rows; none if it has no such row."""
+    kinds = ", ".join(f"'{k}'" for k in TEMPLATE_KINDS)
+    pulls, timeline = (", ".join(_columns(MODEL_OF_TABLE[t])) for t in _PR_TABLES)
+    name = f"{PR_DIGESTS}_{next(_SCOPES)}"
+    with store.small_budget():
+        store.conn.execute(f"""
+            CREATE OR REPLACE TEMP TABLE {name} AS
+            SELECT repo, number, count(*) AS n, sum(h::HUGEINT) AS s,
+                   CASE WHEN count(g) > 0 THEN {_digest("count(g)", "sum(g::HUGEINT)")} END AS inputs
+            FROM (SELECT repo, number, hash('pulls', {pulls}) AS h, hash('pulls', created_at) AS g FROM pulls
+                  UNION ALL
+                  SELECT repo, number, hash('timeline', {timeline}),
+                         CASE WHEN kind IN ({kinds}) THEN hash('timeline', kind, created_at, actor, actor_type, body) END
+                  FROM timeline)
+            GROUP BY repo, number""")
+    try:
+        yield name
+    finally:
+        store.conn.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def input_digests(store: Store, prs: str | None = None) -> dict[str, str]:
+    """Each stored repository's digest of its rows (`rows:sum of row hashes`), by name;
+    its PRs' rows summed from `prs` (a `pr_digests` table, made for this call if not given)."""
+    if prs is None:
+        with pr_digests(store) as made:
+            return input_digests(store, made)
     parts = []
     for table in ("repositories", *_REPO_TABLES):
+        if table in _PR_TABLES:
+            continue
         cols = ", ".join(f"t.{c}" for c in _columns(MODEL_OF_TABLE[table]))
         parts.append(f"SELECT t.{REPO_COLUMN[table]} AS repo, hash('{table}', {cols}) AS h FROM {table} t")
     cols = ", ".join(f"a.{c}" for c in _columns(MODEL_OF_TABLE["accounts"]))
     parts.append(f"SELECT x.repo, hash('accounts', {cols}) AS h FROM accounts a "
                  "JOIN (SELECT DISTINCT repo, author FROM pulls) x ON a.login = x.author")
-    sql = f"SELECT repo, {ROWS_DIGEST} AS digest FROM ({' UNION ALL '.join(parts)}) GROUP BY repo"
+    # The count and sum of every row's hash, taken in two steps: counts and sums add exactly.
+    sql = f"""SELECT repo, {_digest("sum(n)", "sum(s)")} AS digest FROM (
+                  SELECT repo, count(*) AS n, sum(h::HUGEINT) AS s FROM ({' UNION ALL '.join(parts)}) GROUP BY repo
+                  UNION ALL SELECT repo, n, s FROM {prs})
+              GROUP BY repo"""
     # A streaming aggregate over every row: kept in a small budget like the shard export.
     with store.small_budget():
         return dict(store.conn.execute(sql).fetchall())
-
-
-# Each PR's digest of what its sightings read (SPEC section 5): when it was opened and its comment,
-# review and ready-for-review rows.
-_PR_INPUTS = f"""
-    SELECT repo, number, {ROWS_DIGEST} AS inputs FROM (
-        SELECT repo, number, hash('pulls', created_at) AS h FROM pulls WHERE repo IN (SELECT repo FROM _wanted)
-        UNION ALL
-        SELECT repo, number, hash('timeline', kind, created_at, actor, actor_type, body) FROM timeline
-        WHERE kind IN ({", ".join(f"'{k}'" for k in TEMPLATE_KINDS)}) AND repo IN (SELECT repo FROM _wanted)
-    ) GROUP BY repo, number"""
-
-
-# Each PR's digest of its rows: its pull row and every timeline row of it, every column (all that
-# judging a PR reads of them). A PR verdict's key is it and its author's standing (`pulls.standing`).
-def _pr_rows_sql() -> str:
-    parts = []
-    for table in ("pulls", "timeline"):
-        cols = ", ".join(_columns(MODEL_OF_TABLE[table]))
-        parts.append(f"SELECT repo, number, hash('{table}', {cols}) AS h FROM {table} WHERE repo IN (SELECT repo FROM _rows_of)")
-    return f"SELECT repo, number, {ROWS_DIGEST} AS rows FROM ({' UNION ALL '.join(parts)}) GROUP BY repo, number"
 
 
 # The temporary table `pr_rows` makes: (repo, number, rows, aside).
@@ -80,6 +113,7 @@ class SightingPlan:
     settings_key: str
     known: frozenset[str]
     only: Mapping[str, frozenset[int]]
+    prs: str  # the `pr_digests` table it was made from
 
     def load(self) -> tuple[pa.Table, pa.Table]:
         """The kept sightings of the PRs whose rows did not change: (fingerprints, comments) tables."""
@@ -92,7 +126,7 @@ class SightingPlan:
 
     def pr_rows(self, repos: Sequence[str], earlier: EarlierDay | None = None) -> str:
         """`pr_rows` of `repos`; with `earlier`, a PR is set aside only if its sightings are kept too."""
-        return pr_rows(self.store, repos, earlier)
+        return pr_rows(self.store, repos, earlier, self.prs)
 
     def keep(self, fingerprints: pa.Table, comments: pa.Table) -> None:
         """The sightings of every PR not kept replaced by those just taken (the plan's repositories'
@@ -114,14 +148,18 @@ class SightingPlan:
                     conn.unregister(name)
 
 
-def pr_rows(store: Store, repos: Sequence[str], earlier: EarlierDay | None = None) -> str:
+def pr_rows(store: Store, repos: Sequence[str], earlier: EarlierDay | None = None, prs: str | None = None) -> str:
     """The table `PR_ROWS` (replaced if made before) of every PR of `repos`: its rows' digest,
     and whether its timeline rows may stay out of the export (`aside`): snapshot `earlier.was`
     holds a keyed verdict of it with the maintainers' acts it showed, from the same rows, whose
     horizon the window's move to `earlier.end` did not reach (`horizon.holds`), and its template
     sightings are kept (`_pr_inputs`: with `earlier`, call it inside `sighting_plan`). Such a PR's
     verdict is kept unless its author's standing or the maintainers changed; then its repository is
-    judged again from all its rows."""
+    judged again from all its rows. The digests are read from `prs` (`pr_digests`, made for this call
+    if not given)."""
+    if prs is None:
+        with pr_digests(store) as made:
+            return pr_rows(store, repos, earlier, made)
     conn = store.conn
     if earlier is None or earlier.was_end > earlier.end:
         aside, joins, args = "false", "", []
@@ -135,29 +173,41 @@ def pr_rows(store: Store, repos: Sequence[str], earlier: EarlierDay | None = Non
     try:
         with store.small_budget():
             conn.execute(f"CREATE OR REPLACE TEMP TABLE {PR_ROWS} AS "
-                         f"SELECT d.repo, d.number, d.rows, {aside} AS aside FROM ({_pr_rows_sql()}) d {joins}", args)
+                         f"SELECT d.repo, d.number, d.rows, {aside} AS aside FROM (SELECT repo, number, {_digest('n', 's')} "
+                         f"AS rows FROM {prs} WHERE repo IN (SELECT repo FROM _rows_of)) d {joins}", args)
     finally:
         conn.unregister("_rows_of")
     return PR_ROWS
 
 
 @contextmanager
-def sighting_plan(store: Store, repos: Sequence[str], settings_key: str, reuse: bool = True) -> Iterator[SightingPlan]:
-    """The plan for `repos` (see SightingPlan), comparing each PR's digest now with the one its kept
-    sightings were taken from under `settings_key`; none is kept without `reuse`."""
+def sighting_plan(store: Store, repos: Sequence[str], settings_key: str, reuse: bool = True,
+                  prs: str | None = None) -> Iterator[SightingPlan]:
+    """The plan for `repos` (see SightingPlan), comparing each PR's digest now (`inputs` of `prs`, a
+    `pr_digests` table made for the plan if not given) with the one its kept sightings were taken
+    from under `settings_key`; none is kept without `reuse`."""
+    with ExitStack() as scope:
+        prs = prs or scope.enter_context(pr_digests(store))
+        with _plan(store, repos, settings_key, reuse, prs) as plan:
+            yield plan
+
+
+@contextmanager
+def _plan(store: Store, repos: Sequence[str], settings_key: str, reuse: bool, prs: str) -> Iterator[SightingPlan]:
     store.conn.register("_wanted", pa.table({"repo": pa.array(list(repos), pa.string())}))
     try:
         store.conn.execute(f"""
             CREATE OR REPLACE TEMP TABLE _pr_inputs AS
             SELECT d.repo, d.number, d.inputs, coalesce(k.inputs = d.inputs AND k.settings = ? AND ?, false) AS kept
-            FROM ({_PR_INPUTS}) d LEFT JOIN template_pr_sighted k ON k.repo = d.repo AND k.number = d.number""",
+            FROM {prs} d LEFT JOIN template_pr_sighted k ON k.repo = d.repo AND k.number = d.number
+            WHERE d.inputs IS NOT NULL AND d.repo IN (SELECT repo FROM _wanted)""",
             [settings_key, reuse])
         changed = {r for r, in store.conn.execute("SELECT DISTINCT repo FROM _pr_inputs WHERE NOT kept").fetchall()}
         # The PRs to take again are listed only for repositories with some kept: on a first day, none.
         only = {r: frozenset(numbers) for r, numbers in store.conn.execute(
             "SELECT repo, list(number) FROM _pr_inputs WHERE NOT kept AND repo IN "
             "(SELECT repo FROM _pr_inputs WHERE kept) GROUP BY repo").fetchall()}
-        yield SightingPlan(store, settings_key, frozenset(r for r in repos if r not in changed), only)
+        yield SightingPlan(store, settings_key, frozenset(r for r in repos if r not in changed), only, prs)
     finally:
         store.conn.execute(f"DROP TABLE IF EXISTS _pr_inputs; DROP TABLE IF EXISTS {PR_ROWS}")
         store.conn.unregister("_wanted")
