@@ -100,13 +100,14 @@ def _judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, te
     settings, rules = _settings(settings_json)
     reused = 0
     accounts = read_accounts(shard_dir, shard)
-    digests, left_out = read_prs(shard_dir, shard)
+    digests, held, left_out = read_prs(shard_dir, shard, earlier=was is not None)
     kept = kept_verdicts(read_verdict_rows(shard_dir, shard)) if was is not None else {}
     was_end = window(was, settings)[1] if was is not None else None
     end = window(as_of, settings)[1]
     earlier: dict[str, Earlier] = {}
     for name, before in kept.items():
-        earlier[name] = for_window(Earlier(digests.get(name, {}), before, was_end), end)
+        # Which of them stand was found by the store with the export (`inputs.pr_rows`).
+        earlier[name] = for_window(Earlier(digests.get(name, {}), before, was_end, held=held.get(name, frozenset())), end)
     results = []
     again = []
     kept_here: dict[str, list[int]] = {}

@@ -270,7 +270,8 @@ def _evaluate_store(store: Store, as_of: date | None, settings: Settings, progre
                     # A PR kept by the export's guess was judged again (its author's standing or the
                     # maintainers changed, or the template index moved and no verdict is kept): its
                     # repository, exported with every row, is judged once more.
-                    at_again, shards_again, plan_again = _export(store, space / "again", sorted(again), runner.workers, plan)
+                    at_again, shards_again, plan_again = _export(store, space / "again", sorted(again), runner.workers, plan,
+                                                                 ends, aside=False)
                     if same and was is not None:
                         export_verdicts(store, at_again, plan_again, was)
                     jobs.append((at_again, shards_again))
@@ -297,17 +298,18 @@ def _evaluate_store(store: Store, as_of: date | None, settings: Settings, progre
 
 
 def _export(store: Store, space: Path, repos: list[str], workers: int, plan: SightingPlan,
-            earlier: EarlierDay | None = None) -> tuple[str, list[int], list[list[str]]]:
+            earlier: EarlierDay | None = None, aside: bool = True) -> tuple[str, list[int], list[list[str]]]:
     """`repos` as Parquet shards under `space`: (the directory, the shard numbers, each shard's
-    repositories); none for no repositories. With `earlier`, the timeline rows of the PRs whose
-    verdicts of that day are likely kept are left out (`SightingPlan.pr_rows`)."""
+    repositories); none for no repositories. With `earlier`, which PRs' verdicts of that day stand
+    is written beside them, and the timeline rows of those likely kept are left out unless not
+    `aside` (`SightingPlan.pr_rows`)."""
     from porchlamp.cluster import ROWS_PER_SHARD
     from porchlamp.store.shards import export_shards, plan_shards
 
     if not repos:
         return str(space), [], []
     shards = plan_shards(store, repos, ROWS_PER_SHARD, min_shards=4 * workers if workers > 1 else 1)
-    export_shards(store, space, shards, plan.pr_rows(repos, earlier))
+    export_shards(store, space, shards, plan.pr_rows(repos, earlier, aside))
     return str(space), list(range(len(shards))), shards
 
 

@@ -3,14 +3,17 @@ template sightings kept under it count exactly as sightings taken afresh."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from porchlamp.config import Settings
-from porchlamp.snapshot import evaluate_store, sightings_key
+from porchlamp.evaluate.engine import window
+from porchlamp.evaluate.pulls import Earlier, holding
+from porchlamp.snapshot import evaluate_store, kept_verdicts, sightings_key
 from porchlamp.store import Store
-from porchlamp.store.inputs import input_digests, pr_digests, pr_rows, sighting_plan
+from porchlamp.store.inputs import EarlierDay, input_digests, pr_digests, pr_rows, sighting_plan
 
 TABLES = ("results", "pr_results", "component_results", "profile_results")
 
@@ -134,9 +137,36 @@ def test_digests_from_one_scan_equal_each_taken_from_its_rows(store: Path) -> No
         names = s.repo_names()
         with pr_digests(s) as prs:
             got_repos = input_digests(s, prs)
-            got_rows = {(r, n): d for r, n, d, _ in s.conn.execute(f"SELECT * FROM {pr_rows(s, names, None, prs)}").fetchall()}
+            got_rows = {(r, n): d for r, n, d, *_ in s.conn.execute(f"SELECT * FROM {pr_rows(s, names, None, prs)}").fetchall()}
             with sighting_plan(s, names, "k", prs=prs):
                 got_inputs = {(r, n): d for r, n, d in s.conn.execute("SELECT repo, number, inputs FROM _pr_inputs").fetchall()}
     assert got_repos == want_repos and len(got_repos) == 300
     assert got_rows == want_rows and (repo, number) in got_rows and len(got_rows) > 20_000
     assert got_inputs == want_inputs and (repo, number) in got_inputs and quiet in got_inputs
+
+
+def test_the_verdicts_the_store_finds_held_are_those_judging_would_find(store: Path) -> None:
+    """Which earlier PR verdicts stand for a later day, found by the store as it exports (`held`),
+    are exactly those `pulls.holding` finds from the verdicts and the digests: the window's move
+    crosses some, and a PR with an edited comment is not held."""
+    settings = Settings()
+    with Store(store) as s:
+        evaluate_store(s, None, settings)
+        was = s.snapshot_dates()[-1]
+        when = was + timedelta(days=3)
+        repo, number, node = s.conn.execute(
+            "SELECT repo, number, node_id FROM timeline WHERE kind = 'comment' ORDER BY node_id LIMIT 1").fetchone()
+        s.conn.execute("UPDATE timeline SET body = body || ' (edited)' WHERE node_id = ?", [node])
+        ends = EarlierDay(was, window(was, settings)[1], window(when, settings)[1])
+        names = s.repo_names()
+        with pr_digests(s) as prs, sighting_plan(s, names, sightings_key(settings.model_dump_json()), prs=prs) as plan:
+            table = plan.pr_rows(names, ends)
+            got = {(r, n) for r, n in s.conn.execute(f"SELECT repo, number FROM {table} WHERE held").fetchall()}
+            rows: dict[str, dict[int, str]] = {}
+            for r, n, d in s.conn.execute(f"SELECT repo, number, rows FROM {table}").fetchall():
+                rows.setdefault(r, {})[n] = d
+        kept = kept_verdicts(s.conn.sql("SELECT * FROM pr_results WHERE as_of = $1 AND inputs IS NOT NULL", params=[was]).to_arrow_table())
+    want = {(r, n) for r, verdicts in kept.items() for n in holding(Earlier(rows.get(r, {}), verdicts, ends.was_end), ends.end)}
+    assert got == want
+    assert 0 < len(got) < sum(len(v) for v in kept.values()) and (repo, number) in {(r, n) for r in kept for n in kept[r]}
+    assert (repo, number) not in got

@@ -313,7 +313,7 @@ class Earlier:
     number), and the verdicts judged for the window ending `end` (`verdicts`, by number), each with
     the key it was judged under and until when it holds."""
 
-    rows: Mapping[int, str]
+    rows: Mapping[int, str]  # may leave out the PRs `held` gives: theirs are their verdicts' rows
     verdicts: Mapping[int, PRVerdict]
     end: datetime | None
     acts: Mapping[int, str] | None = None  # `kept_acts` for the window judged, if the caller found them
@@ -340,8 +340,9 @@ def kept_acts(earlier: Earlier, end: datetime) -> dict[int, str]:
 
 
 def for_window(earlier: Earlier, end: datetime) -> Earlier:
-    """`earlier` with what stands of it for the window ending `end` found once (`holding`, `kept_acts`)."""
-    found = replace(earlier, held=holding(earlier, end))
+    """`earlier` with what stands of it for the window ending `end` found once (`holding`, unless the
+    caller found it, and `kept_acts`)."""
+    found = earlier if earlier.held is not None else replace(earlier, held=holding(earlier, end))
     return replace(found, acts=kept_acts(found, end))
 
 
@@ -379,6 +380,8 @@ def judge_pulls(data: RepoData, ctx: Context, earlier: Earlier | None = None) ->
         if pr.created_at >= ctx.end:
             continue
         rows = earlier.rows.get(pr.number)
+        if rows is None and pr.number in held:
+            rows = earlier.verdicts[pr.number].rows  # held: judged on the same rows
         key = None
         if rows is not None:
             if pr.author not in known:

@@ -88,7 +88,7 @@ def input_digests(store: Store, prs: str | None = None) -> dict[str, str]:
         return dict(store.conn.execute(sql).fetchall())
 
 
-# The temporary table `pr_rows` makes: (repo, number, rows, aside).
+# The temporary table `pr_rows` makes: (repo, number, rows, held, aside).
 PR_ROWS = "_pr_rows"
 
 
@@ -124,9 +124,9 @@ class SightingPlan:
                        "JOIN _pr_inputs d ON c.repo = d.repo AND c.number = d.number WHERE d.kept").to_arrow_table()
         return fps, com
 
-    def pr_rows(self, repos: Sequence[str], earlier: EarlierDay | None = None) -> str:
+    def pr_rows(self, repos: Sequence[str], earlier: EarlierDay | None = None, aside: bool = True) -> str:
         """`pr_rows` of `repos`; with `earlier`, a PR is set aside only if its sightings are kept too."""
-        return pr_rows(self.store, repos, earlier, self.prs)
+        return pr_rows(self.store, repos, earlier, self.prs, aside)
 
     def keep(self, fingerprints: pa.Table, comments: pa.Table) -> None:
         """The sightings of every PR not kept replaced by those just taken (the plan's repositories'
@@ -148,33 +148,36 @@ class SightingPlan:
                     conn.unregister(name)
 
 
-def pr_rows(store: Store, repos: Sequence[str], earlier: EarlierDay | None = None, prs: str | None = None) -> str:
-    """The table `PR_ROWS` (replaced if made before) of every PR of `repos`: its rows' digest,
-    and whether its timeline rows may stay out of the export (`aside`): snapshot `earlier.was`
-    holds a keyed verdict of it with the maintainers' acts it showed, from the same rows, whose
-    horizon the window's move to `earlier.end` did not reach (`horizon.holds`), and its template
-    sightings are kept (`_pr_inputs`: with `earlier`, call it inside `sighting_plan`). Such a PR's
-    verdict is kept unless its author's standing or the maintainers changed; then its repository is
-    judged again from all its rows. The digests are read from `prs` (`pr_digests`, made for this call
-    if not given)."""
+def pr_rows(store: Store, repos: Sequence[str], earlier: EarlierDay | None = None, prs: str | None = None,
+            aside: bool = True) -> str:
+    """The table `PR_ROWS` (replaced if made before) of every PR of `repos`: its rows' digest;
+    whether its verdict of snapshot `earlier.was` stands for the day if its author's standing and
+    the maintainers are the same (`held`, as `pulls.holding` finds it: a keyed verdict from the same
+    rows, whose horizon the window's move to `earlier.end` did not reach, `horizon.holds`); and
+    whether its timeline rows may stay out of the export (`aside`, unless not `aside`): it is held,
+    its verdict has the maintainers' acts it showed, and its template sightings are kept
+    (`_pr_inputs`: with `earlier`, call it inside `sighting_plan`). Such a PR's verdict is kept
+    unless its author's standing or the maintainers changed; then its repository is judged again
+    from all its rows. The digests are read from `prs` (`pr_digests`, made for this call if not given)."""
     if prs is None:
         with pr_digests(store) as made:
-            return pr_rows(store, repos, earlier, made)
+            return pr_rows(store, repos, earlier, made, aside)
     conn = store.conn
     if earlier is None or earlier.was_end > earlier.end:
-        aside, joins, args = "false", "", []
+        held, keeps, joins, args = "false", "false", "", []
     else:
         ahead = "true" if earlier.was_end == earlier.end else "(v.valid_until IS NULL OR v.valid_until > ?)"
-        aside = f"coalesce(v.inputs IS NOT NULL AND v.acts IS NOT NULL AND v.rows = d.rows AND {ahead} AND s.kept, false)"
-        joins = ("LEFT JOIN pr_results v ON v.as_of = ? AND v.repo = d.repo AND v.number = d.number "
-                 "LEFT JOIN _pr_inputs s ON s.repo = d.repo AND s.number = d.number")
+        held = f"coalesce(v.inputs IS NOT NULL AND v.rows = d.rows AND {ahead}, false)"
+        keeps = "(v.acts IS NOT NULL AND coalesce(s.kept, false))" if aside else "false"
+        joins = "LEFT JOIN pr_results v ON v.as_of = ? AND v.repo = d.repo AND v.number = d.number" + (
+            " LEFT JOIN _pr_inputs s ON s.repo = d.repo AND s.number = d.number" if aside else "")
         args = ([] if earlier.was_end == earlier.end else [earlier.end]) + [earlier.was]  # in the order they appear
     conn.register("_rows_of", pa.table({"repo": pa.array(list(repos), pa.string())}))
     try:
         with store.small_budget():
-            conn.execute(f"CREATE OR REPLACE TEMP TABLE {PR_ROWS} AS "
-                         f"SELECT d.repo, d.number, d.rows, {aside} AS aside FROM (SELECT repo, number, {_digest('n', 's')} "
-                         f"AS rows FROM {prs} WHERE repo IN (SELECT repo FROM _rows_of)) d {joins}", args)
+            conn.execute(f"CREATE OR REPLACE TEMP TABLE {PR_ROWS} AS SELECT repo, number, rows, held, held AND keeps AS aside "
+                         f"FROM (SELECT d.repo, d.number, d.rows, {held} AS held, {keeps} AS keeps FROM (SELECT repo, number, "
+                         f"{_digest('n', 's')} AS rows FROM {prs} WHERE repo IN (SELECT repo FROM _rows_of)) d {joins})", args)
     finally:
         conn.unregister("_rows_of")
     return PR_ROWS

@@ -15,7 +15,7 @@ from dataclasses import replace
 from functools import partial
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -70,7 +70,8 @@ def plan_shards(store: Store, repos: Sequence[str], rows_per_shard: int, min_sha
 def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[str]], prs: str | None = None) -> Path:
     """Write each repository table as Parquet partitioned by shard number, each shard's PR
     authors' accounts, and the table `prs` (`inputs.pr_rows`, made for every repository of `shards`
-    if not given: each PR's digest, and whether it is set aside) under `out_dir`: one scan per
+    if not given: each PR's digest, whether its earlier verdict is held, and whether it is set aside)
+    under `out_dir`: one scan per
     table for every SHARDS_PER_COPY shards. The timeline rows of the PRs set aside are not written."""
     from porchlamp.store.inputs import pr_rows
 
@@ -123,7 +124,7 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
                 f"COPY (SELECT {cols}, s.shard FROM {source} JOIN _shard_of s ON t.{key} = s.repo WHERE t.{key} BETWEEN ? AND ?{aside}) "
                 f"TO '{_sql_path(out / table)}' {_BY_SHARD}", span)
         store.conn.execute(
-            f"COPY (SELECT p.repo, p.number, p.rows, p.aside, s.shard FROM {prs} p JOIN _shard_of s ON p.repo = s.repo "
+            f"COPY (SELECT p.repo, p.number, p.rows, p.held, p.aside, s.shard FROM {prs} p JOIN _shard_of s ON p.repo = s.repo "
             f"WHERE p.repo BETWEEN ? AND ?) TO '{_sql_path(out / 'prs')}' {_BY_SHARD}", span)
         # Only the accounts a shard's PRs were opened by: a worker's memory must not grow with every
         # account of the snapshot (about 18 per repository).
@@ -170,19 +171,34 @@ def read_verdict_rows(shard_dir: str | Path, shard: int) -> pa.Table | None:
     return pq.read_table(files, partitioning=None) if files else None
 
 
-def read_prs(shard_dir: str | Path, shard: int) -> tuple[dict[str, dict[int, str]], dict[str, frozenset[int]]]:
-    """One shard's PRs: each one's digest of its rows, by repository and number; and by repository,
-    the PRs whose timeline rows the export left out."""
-    data = _read(Path(shard_dir), "prs", shard, ["repo", "number", "rows", "aside"], ordered=False)
-    digests: dict[str, dict[int, str]] = {}
-    aside: dict[str, set[int]] = {}
+class PRs(NamedTuple):
+    """One shard's PRs as `read_prs` gives them, each by repository: the digest of its rows by number
+    (of every PR but those `held`: a held PR's rows are its earlier verdict's); the PRs whose earlier
+    verdict is held (`inputs.pr_rows`); those whose timeline rows the export left out."""
+
+    digests: dict[str, dict[int, str]]
+    held: dict[str, frozenset[int]]
+    left_out: dict[str, frozenset[int]]
+
+
+def read_prs(shard_dir: str | Path, shard: int, earlier: bool = True) -> PRs:
+    """One shard's PRs (see PRs). Of nearly every PR a day keeps, only its number becomes a value.
+    Without `earlier` (the task has no earlier verdicts to keep), none is held: every digest is read."""
+    data = _read(Path(shard_dir), "prs", shard, ["repo", "number", "rows", "held", "aside"], ordered=False)
     if data is None:
-        return digests, {}
-    for repo, number, rows, left in zip(*(pylist(data.column(c)) for c in ("repo", "number", "rows", "aside"))):
+        return PRs({}, {}, {})
+    if not earlier:
+        data = data.set_column(data.schema.get_field_index("held"), "held", pa.repeat(False, data.num_rows))
+    digests: dict[str, dict[int, str]] = {}
+    judged = data.filter(pc.invert(data["held"]))
+    for repo, number, rows in zip(*(pylist(judged.column(c)) for c in ("repo", "number", "rows"))):
         digests.setdefault(repo, {})[number] = rows
-        if left:
-            aside.setdefault(repo, set()).add(number)
-    return digests, {repo: frozenset(ns) for repo, ns in aside.items()}
+    return PRs(digests, _numbers_by_repo(data.filter(data["held"])), _numbers_by_repo(data.filter(data["aside"])))
+
+
+def _numbers_by_repo(rows: pa.Table) -> dict[str, frozenset[int]]:
+    grouped = rows.group_by("repo").aggregate([("number", "list")])
+    return {repo: frozenset(numbers) for repo, numbers in zip(pylist(grouped["repo"]), grouped["number_list"].to_pylist())}
 
 
 def _read(shard_dir: Path, table: str, shard: int, columns: list[str], kinds: Sequence[str] | None = None,
