@@ -3,7 +3,8 @@ store, read back as RepoData by whoever evaluates a shard (this process or a wor
 
 A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet` for every repository table,
 `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (all evaluation asks of accounts),
-and `<dir>/prs/shard=<k>/` for each PR's digest of its rows and whether its timeline rows and text were left out;
+and `<dir>/prs/shard=<k>/` for each PR's digest of its rows, whether its earlier verdict stands, and whether
+its timeline rows and text were left out;
 on a day that may keep earlier verdicts, `<dir>/verdicts/shard=<k>/` for those of the PRs to judge.
 """
 
@@ -71,8 +72,8 @@ def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[s
     """Write each repository table as Parquet partitioned by shard number, each shard's PR
     authors' accounts, and the table `prs` (`inputs.pr_rows`, made for every repository of `shards`
     if not given: each PR's digest, whether its earlier verdict is held, and whether it is set aside)
-    under `out_dir`: one scan per
-    table for every SHARDS_PER_COPY shards. The timeline rows of the PRs set aside are not written."""
+    under `out_dir`: one scan per table for every SHARDS_PER_COPY shards. The timeline rows of the
+    PRs set aside are not written."""
     from porchlamp.store.inputs import pr_rows
 
     prs = prs or pr_rows(store, [r for s in shards for r in s])
