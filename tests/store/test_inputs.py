@@ -1,5 +1,6 @@
 """A repository's digest of its rows moves with any row evaluation reads, and only its own; the
-template sightings kept under it count exactly as sightings taken afresh."""
+template sightings kept under it count exactly as sightings taken afresh; the digests made from one
+scan equal those taken from the rows, and the earlier verdicts the store finds held are judging's."""
 
 from __future__ import annotations
 
