@@ -188,13 +188,12 @@ def read_prs(shard_dir: str | Path, shard: int, earlier: bool = True) -> PRs:
     data = _read(Path(shard_dir), "prs", shard, ["repo", "number", "rows", "held", "aside"], ordered=False)
     if data is None:
         return PRs({}, {}, {})
-    if not earlier:
-        data = data.set_column(data.schema.get_field_index("held"), "held", pa.repeat(False, data.num_rows))
+    judged = data.filter(pc.invert(data["held"])) if earlier else data
     digests: dict[str, dict[int, str]] = {}
-    judged = data.filter(pc.invert(data["held"]))
     for repo, number, rows in zip(*(pylist(judged.column(c)) for c in ("repo", "number", "rows"))):
         digests.setdefault(repo, {})[number] = rows
-    return PRs(digests, _numbers_by_repo(data.filter(data["held"])), _numbers_by_repo(data.filter(data["aside"])))
+    held = _numbers_by_repo(data.filter(data["held"])) if earlier else {}
+    return PRs(digests, held, _numbers_by_repo(data.filter(data["aside"])))
 
 
 def _numbers_by_repo(rows: pa.Table) -> dict[str, frozenset[int]]:
