@@ -1,6 +1,6 @@
 """Records built by `models.builder` are the model's own: equal, equally hashed, as frozen, for
-every stored model and the PR verdicts, any values, given in order or by name; a model whose
-__init__ does more is refused."""
+every stored model, any values, given in order or by name; a model whose __init__ does more is
+refused. A PR verdict is a named tuple, made from its row as from its fields, and as read-only."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from porchlamp.evaluate.pulls import PRVerdict, Response
 from porchlamp.models import builder
 from porchlamp.store.db import MODEL_OF_TABLE
 
-BUILT = {**MODEL_OF_TABLE, "PR verdicts": PRVerdict, "responses": Response}
+BUILT = MODEL_OF_TABLE
 
 _VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20), st.datetimes(),
                     st.tuples(st.text(max_size=5)))

@@ -141,3 +141,35 @@ def test_a_day_whose_template_index_moved_judges_the_prs_left_out_from_all_their
     assert summary.again > 0  # here 64 of the 67 repositories judged again (the rest would have been carried)
     for table, rows in want.items():
         assert got[table] == rows, table
+
+
+def test_pr_verdicts_read_back_from_their_rows_are_the_verdicts_judged(store300: Path) -> None:
+    """A day keeps earlier verdicts by reading their stored rows (`kept_verdicts`): each read back is
+    the verdict judged, field for field (its response too, and none where it had none), of the same
+    type, and as read-only."""
+    import pyarrow as pa
+
+    from porchlamp.evaluate.engine import Snapshot, evaluate_repo
+    from porchlamp.evaluate.pulls import Earlier, PRVerdict, Response
+    from porchlamp.evaluate.rules import load_rules
+    from porchlamp.snapshot import kept_verdicts, snapshot_rows
+
+    settings = Settings()
+    rules = load_rules(settings)
+    with Store(store300, read_only=True) as s:
+        repos = list(s.iter_repo_data())[::10]
+        accounts = s.accounts()
+    as_of = date(2026, 10, 15)
+    # With a digest of its rows, each verdict carries its key, acts and horizon, as a day stores them.
+    results = tuple(evaluate_repo(d, accounts, settings, rules, as_of, None,
+                                  Earlier({p.number: f"rows of {p.number}" for p in d.pulls}, {}, None)) for d in repos)
+    judged = {r.repo: {v.number: v for v in r.prs} for r in results}
+    rows = snapshot_rows(Snapshot(as_of, settings, results))["pr_results"]
+    read = kept_verdicts(pa.table(rows))
+    assert read == judged
+    every = [v for prs in read.values() for v in prs.values()]
+    assert len(every) > 2000 and all(type(v) is PRVerdict for v in every)
+    answered = [v for v in every if v.response is not None]
+    assert answered and all(type(v.response) is Response for v in answered) and len(answered) < len(every)
+    with pytest.raises(AttributeError):
+        every[0].outcome = "answered"  # type: ignore[misc]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 from datetime import date
@@ -23,7 +23,6 @@ from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.columns import pydict
 from porchlamp.laps import Laps
-from porchlamp.models import builder
 from porchlamp.evaluate import Snapshot
 from porchlamp.evaluate.components import response_times
 from porchlamp.evaluate.engine import window
@@ -140,10 +139,8 @@ def snapshot_rows(snap: Snapshot, left_out: Mapping[str, Collection[int]] | None
 
 
 # The fields of a PR verdict that are `pr_results` columns of the same name; its response is three.
-_PR_FIELDS = tuple(f.name for f in fields(PRVerdict) if f.name not in ("repo", "response"))
+_PR_FIELDS = tuple(f for f in PRVerdict._fields if f not in ("repo", "response"))
 _RESPONSE_COLUMNS = (("response_kind", "kind"), ("response_actor", "actor"), ("response_at", "at"))
-_kept_verdict = builder(PRVerdict)
-_kept_response = builder(Response)
 _KEPT_COLUMNS = ["repo", *_PR_FIELDS, *(c for c, _ in _RESPONSE_COLUMNS)]
 
 
@@ -153,12 +150,11 @@ def kept_verdicts(rows: pa.Table | None) -> dict[str, dict[int, PRVerdict]]:
     if rows is None or rows.num_rows == 0:
         return {}
     c = pydict(rows.select(_KEPT_COLUMNS))  # what a verdict is made of: not its snapshot's date
-    c["response"] = [None if kind is None else _kept_response(kind, actor, at)
-                     for kind, actor, at in zip(*(c[col] for col, _ in _RESPONSE_COLUMNS))]
+    new = tuple.__new__  # a named tuple from its values, without a call through its keyword parameters
+    c["response"] = [None if row[0] is None else new(Response, row) for row in zip(*(c[col] for col, _ in _RESPONSE_COLUMNS))]
     out: dict[str, dict[int, PRVerdict]] = {}
-    for row in zip(*(c[f.name] for f in fields(PRVerdict))):
-        v = _kept_verdict(*row)
-        out.setdefault(v.repo, {})[v.number] = v
+    for row in zip(*(c[f] for f in PRVerdict._fields)):
+        out.setdefault(row[0], {})[row[1]] = new(PRVerdict, row)  # (repo, number, ...)
     return out
 
 

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots, normalise_login
@@ -19,7 +20,7 @@ from porchlamp.evaluate.horizon import holds, pr_horizon
 from porchlamp.evaluate.people import Maintainers, find_maintainers, first_contributions, is_brand_new
 from porchlamp.evaluate.rules import Rules
 from porchlamp.evaluate.templates import TemplateIndex
-from porchlamp.models import Account, PullRequest, RepoData, TimelineItem, builder
+from porchlamp.models import Account, PullRequest, RepoData, TimelineItem
 
 # Exclusion reasons, in the order they are checked; the first that applies is recorded.
 EXCLUSION_REASONS: dict[str, str] = {
@@ -124,15 +125,17 @@ def is_response(item: TimelineItem, pr: PullRequest, maintainers: Maintainers, b
     return kind != "automated" and item.actor in maintainers and redirect_kind(item.body, rules) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class Response:
+# The verdict and its response are named tuples, not frozen dataclasses: a day makes hundreds of
+# thousands of each from stored rows (`snapshot.kept_verdicts`) and a full evaluation one per PR, and
+# a tuple is made from its values in C, where a frozen dataclass sets each field through a call
+# (2.5 against 0.7 µs for a verdict). Read-only all the same, and compared field by field.
+class Response(NamedTuple):
     kind: str  # comment, review or merge
     actor: str | None
     at: datetime
 
 
-@dataclass(frozen=True, slots=True)
-class PRVerdict:
+class PRVerdict(NamedTuple):
     repo: str
     number: int
     author: str | None
@@ -176,8 +179,6 @@ class PRVerdict:
     def answered(self) -> bool:
         return self.outcome == "answered"
 
-
-_verdict = builder(PRVerdict)  # one per PR of a snapshot: made through its slots (see `builder`)
 
 
 def clock_start(pr: PullRequest, items: tuple[TimelineItem, ...]) -> tuple[datetime, bool]:
@@ -263,7 +264,7 @@ def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context, i
     decided = (merged_at is not None and merged_at <= decided_by) or (other_close is not None and other_close <= decided_by)
     body = (pr.body or "").lower()
     before = ctx.first.get(author or "")
-    return _verdict(
+    return PRVerdict(
         repo=pr.repo,
         number=pr.number,
         author=pr.author,
