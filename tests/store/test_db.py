@@ -1,7 +1,6 @@
 import os
 import subprocess
 import sys
-from dataclasses import replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from unittest.mock import patch
@@ -102,7 +101,7 @@ def test_replace_keeps_one_row_per_key(tmp_path: Path) -> None:
     with Store(tmp_path / "s.duckdb") as s:
         pr = _pr()
         s.upsert([pr])
-        s.upsert([replace(pr, state="MERGED", merged_at=datetime(2026, 5, 3))])
+        s.upsert([pr._replace(state="MERGED", merged_at=datetime(2026, 5, 3))])
         (got,) = s.records("pulls")
         assert got.state == "MERGED" and s.count("pulls") == 1
 

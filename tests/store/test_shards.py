@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -195,7 +194,7 @@ def test_a_pr_left_out_of_the_export_is_asked_for_loudly(store300: Path, tmp_pat
                 if (name, p.number) in aside:
                     assert (p.title, p.body, p.node_id) == ("", "", "")
                     texts += bool(stored[p.number].title)
-                    p = replace(p, title=stored[p.number].title, body=stored[p.number].body, node_id=stored[p.number].node_id)
+                    p = p._replace(title=stored[p.number].title, body=stored[p.number].body, node_id=stored[p.number].node_id)
                 assert p == stored[p.number]
     assert {(r, n) for r, ns in left.items() for n in ns} == aside
     assert texts > 1000

@@ -723,7 +723,7 @@ class Collector:
         depend on the whole window, so no page can be known to be irrelevant while collecting."""
         pr, account, items = mapping.pull_request(repo, n)
         if (repo, pr.number) in known_ci:  # keep what the ci stage learnt in an earlier run
-            pr = replace(pr, has_ci=known_ci[(repo, pr.number)])
+            pr = pr._replace(has_ci=known_ci[(repo, pr.number)])
         out.records += [pr, *items] + ([account] if account else [])
         self.summary.prs += 1
         self.summary.timeline_items += len(items)

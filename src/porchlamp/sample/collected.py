@@ -15,7 +15,7 @@ from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.gates import commit_sample
 from porchlamp.evaluate.rules import load_rules, norm_label
-from porchlamp.models import as_of_instant
+from porchlamp.models import as_of_instant, field_names
 from porchlamp.sample.world import iter_rows
 from porchlamp.store.db import MODEL_OF_TABLE
 
@@ -36,7 +36,7 @@ def world_as_collected(world: Path, as_of: date) -> dict[str, list[Any]]:
         """A world row as the model the store reads back: times parsed, lists as tuples."""
         model = MODEL_OF_TABLE[table]
         vals: dict[str, Any] = {}
-        for k in model.__dataclass_fields__:
+        for k in field_names(model):
             v = row.get(k)
             if isinstance(v, str) and k.endswith("_at"):
                 v = t(v)

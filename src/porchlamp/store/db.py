@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import fields
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from porchlamp.models import (
     RepoData,
     Repository,
     TimelineItem,
+    field_names,
 )
 from porchlamp import killpoints
 from porchlamp.errors import PorchlampError
@@ -90,7 +90,7 @@ ORDER_OF_TABLE: dict[str, str] = {
 
 
 def _columns(model: type) -> list[str]:
-    return [f.name for f in fields(model)]
+    return field_names(model)
 
 
 def _to_db(name: str, value: Any) -> Any:

@@ -229,11 +229,12 @@ def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[An
     if table is None or table.num_rows == 0:
         return []
     data = pydict(table)
-    build = builder(model)
-    if _CONVERTED.isdisjoint(columns):
-        return [build(*row) for row in zip(*(data[c] for c in columns))]
     cols = [[_from_db(c, v) for v in data[c]] if c == "languages"
             else [v if v is None else tuple(v) for v in data[c]] if c in _CONVERTED else data[c] for c in columns]
+    if issubclass(model, tuple):  # a named tuple: made from its row in C
+        new = tuple.__new__
+        return [new(model, row) for row in zip(*cols)]
+    build = builder(model)
     return [build(*row) for row in zip(*cols)]
 
 
