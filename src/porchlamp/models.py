@@ -5,9 +5,9 @@ Frozen and typed. All datetimes are naive UTC (the store keeps TIMESTAMP in UTC)
 
 The records read by the million (pull requests, timeline items, commits) are named tuples; the
 rest are frozen dataclasses with slots. A named tuple is made from a row of values in C, where a
-frozen dataclass sets each field through a call even by `builder`: judging a day's shards took 0.87
-of the time with these three as tuples (bench/RESULTS.md). Both are read-only and compared field by
-field; `field_names` and `builder` take either.
+frozen dataclass sets each field through a call even by `builder`: reading a day's shards took 0.86
+of the CPU time with these three as tuples (bench/RESULTS.md). Both are read-only and compared field
+by field; `field_names` and `builder` take either.
 """
 
 from __future__ import annotations
