@@ -1,6 +1,6 @@
 """The records every stage shares: repositories, accounts, pull requests and their timelines.
 
-Frozen and typed. All datetimes are naive UTC (the store keeps TIMESTAMP in UTC); a snapshot's
+Read-only and typed. All datetimes are naive UTC (the store keeps TIMESTAMP in UTC); a snapshot's
 `as_of` date means the instant `as_of 00:00 UTC`, the end of its window.
 
 The records read by the million (pull requests, timeline items, commits) are named tuples; the

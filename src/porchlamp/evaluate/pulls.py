@@ -180,7 +180,6 @@ class PRVerdict(NamedTuple):
         return self.outcome == "answered"
 
 
-
 def clock_start(pr: PullRequest, items: tuple[TimelineItem, ...]) -> tuple[datetime, bool]:
     """(when the clock starts, was it opened as a draft): a ready-for-review event with no
     earlier convert-to-draft means the PR was opened as a draft; its clock starts then."""
