@@ -184,3 +184,34 @@ class _Judged:
     """What `horizon` reads of a PR verdict."""
     number: int
     valid_until: datetime | None
+
+
+@hsettings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(min_value=-200 * 24, max_value=10 * 24), st.booleans()), max_size=12),
+       st.integers(min_value=1, max_value=4))
+def test_commits_count_only_as_the_sample_while_the_horizon_is_ahead(commits: list[tuple[int, bool]], size: int) -> None:
+    """With the window's commit sample given, the horizon is the first instant an end crosses a commit
+    that can change the sample (one entering at the end, or a sampled one the start leaves): before
+    it the sample is the same at every end, just past it the sample differs, and it never comes later
+    than counting every commit would."""
+    from porchlamp.evaluate.gates import commit_sample
+    from porchlamp.models import Commit
+    from tests.helpers import data
+
+    settings = Settings()
+    start, end = window(date(2026, 6, 1), settings)
+    bots = Bots(load_rules(settings).bots, "acme/widget")
+    made = tuple(Commit("acme/widget", f"{i:040x}", end + timedelta(hours=h), "ci-bot[bot]" if bot else f"dev{i}",
+                        None, "Bot" if bot else "User") for i, (h, bot) in enumerate(commits))
+    repo = data(commits=made)
+    sample = commit_sample(made, bots, start, end, size)
+    got = horizon(repo, (), start, end, settings, sample)
+    every = horizon(repo, (), start, end, settings)
+    assert got is None or (every is not None and every <= got)
+    span = end - start
+    ends = [end + timedelta(hours=k) for k in range(0, 400 * 24, 37)]
+    for later in (e for e in ends if got is None or e < got):
+        assert commit_sample(made, bots, later - span, later, size) == sample, later
+    if got is not None:
+        past = got + timedelta(microseconds=1)
+        assert commit_sample(made, bots, past - span, past, size) != sample

@@ -74,7 +74,8 @@ def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Set
     ctx = repo_context(data, accounts, rules, settings, start, end, templates, earlier)
     maint = ctx.maintainers
     verdicts = judge_pulls(data, ctx, earlier)
-    until = horizon(data, verdicts, start, end, settings)
+    sample = g.commit_sample(data.commits, ctx.bots, start, end, settings.window.commit_sample)
+    until = horizon(data, verdicts, start, end, settings, sample)
     eco, eco_why = ecosystem(data, rules)
     r = data.repo
     base: dict[str, Any] = dict(
@@ -93,7 +94,6 @@ def evaluate_repo(data: RepoData, accounts: Mapping[str, Account], settings: Set
         lambda: g.gate_license(r),
         lambda: g.gate_activity(sample, ctx.bots),
     ]
-    sample = g.commit_sample(data.commits, ctx.bots, start, end, settings.window.commit_sample)
     fork_note = None
     for check in checks:
         gr = check()

@@ -16,20 +16,26 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from porchlamp.config import Settings
-from porchlamp.models import PullRequest, RepoData, TimelineItem
+from porchlamp.models import Commit, PullRequest, RepoData, TimelineItem
 
 if TYPE_CHECKING:
     from porchlamp.evaluate.pulls import PRVerdict
 
 
 def horizon(data: RepoData, verdicts: Iterable[PRVerdict], start: datetime, end: datetime,
-            settings: Settings) -> datetime | None:
+            settings: Settings, sample: Sequence[Commit] | None = None) -> datetime | None:
     """The earliest window end, from `end` on, at which a verdict on `data` may differ from the one
     for [start, end); None when no later end can change it. The window's length stays the same.
 
     The least of its PR verdicts' own (`valid_until`: `pr_horizon` of this window, or of an earlier
     one it still holds for, which is the same instant since none of its times was crossed between),
-    the other PRs' and timeline rows', and its commits': so a PR kept from an earlier day is never read."""
+    the other PRs' and timeline rows', and its commits': so a PR kept from an earlier day is never read.
+
+    Commits are read only as the window's sample (`gates.commit_sample`, given as `sample`: a prefix
+    of the window's commits, newest first, that ends at its first by a person past the newest few, or
+    takes them all). The start passing a commit older than every sampled one leaves the sample as it
+    was, so only a sampled commit's leaving counts, and any commit's entering at the end. Without
+    `sample`, every commit's crossing counts."""
     w = settings.window
     best: datetime | None = None
     judged = set()
@@ -48,6 +54,9 @@ def horizon(data: RepoData, verdicts: Iterable[PRVerdict], start: datetime, end:
             for item in data.timeline[number]:
                 best = _least(best, _crossed(item.created_at, start, end, span))
     for c in data.commits:
+        if c.committed_at >= end:
+            best = _least(best, c.committed_at)
+    for c in data.commits if sample is None else sample:
         best = _least(best, _crossed(c.committed_at, start, end, span))
     return best
 
