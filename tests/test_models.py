@@ -10,16 +10,14 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, strategies as st
 
-from porchlamp.models import PullRequest, builder, field_names
+from porchlamp.models import PullRequest, builder, field_names, is_named_tuple
 from porchlamp.store.db import MODEL_OF_TABLE
-
-BUILT = MODEL_OF_TABLE
 
 _VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20), st.datetimes(),
                     st.tuples(st.text(max_size=5)))
 
 
-@pytest.mark.parametrize("model", list(BUILT.values()), ids=list(BUILT))
+@pytest.mark.parametrize("model", list(MODEL_OF_TABLE.values()), ids=list(MODEL_OF_TABLE))
 @given(data=st.data())
 def test_a_built_record_is_the_models_own(model: type, data: st.DataObject) -> None:
     names = field_names(model)
@@ -27,7 +25,7 @@ def test_a_built_record_is_the_models_own(model: type, data: st.DataObject) -> N
     named = dict(zip(names, values))
     made = model(*values)
     ways = [builder(model)(*values), builder(model)(**dict(reversed(named.items())))]
-    if issubclass(model, tuple):
+    if is_named_tuple(model):
         ways.append(tuple.__new__(model, values))  # as `shards._records` makes them
     for built in ways:
         assert type(built) is model
@@ -39,7 +37,7 @@ def test_a_built_record_is_the_models_own(model: type, data: st.DataObject) -> N
 
 def test_the_records_read_by_the_million_are_named_tuples() -> None:
     """PRs, timeline items and commits are tuples (made in C from a row); a PR still says where it is."""
-    tuples = {name for name, model in MODEL_OF_TABLE.items() if issubclass(model, tuple)}
+    tuples = {name for name, model in MODEL_OF_TABLE.items() if is_named_tuple(model)}
     assert tuples == {"pulls", "timeline", "commits"}
     pr = PullRequest("o/r", 7, "n", "t", "a", "User", "NONE", None)  # type: ignore[arg-type]
     assert pr.url == "https://github.com/o/r/pull/7" and pr._replace(number=8).url.endswith("/pull/8")

@@ -192,10 +192,14 @@ class RepoData:
     dependents: Dependents | None = None
 
 
+def is_named_tuple(model: type) -> bool:
+    """Whether a model is one of the named tuples (the others are frozen dataclasses)."""
+    return issubclass(model, tuple) and hasattr(model, "_fields")
+
+
 def field_names(model: type) -> list[str]:
     """A model's fields, in order: a named tuple's or a dataclass's."""
-    named: tuple[str, ...] | None = getattr(model, "_fields", None)
-    return list(named) if named is not None else [f.name for f in fields(model)]
+    return list(model._fields) if is_named_tuple(model) else [f.name for f in fields(model)]  # type: ignore[attr-defined]
 
 
 def record_to_dict(obj: Any) -> dict[str, Any]:
@@ -211,7 +215,7 @@ def builder(model: type) -> Callable[..., Any]:
     frozen check; this sets each slot through the slot itself, in about half the time. The records
     are the same frozen ones: only this function and the model's own `__init__` ever set a slot.
     A named tuple is made by its own class (`tuple.__new__(model, row)` is faster still, from a row)."""
-    if issubclass(model, tuple) and hasattr(model, "_fields"):
+    if is_named_tuple(model):
         return model
     if not (hasattr(model, "__dataclass_fields__") and model.__dataclass_params__.frozen and "__slots__" in vars(model)):
         raise TypeError(f"{model.__name__}: builder makes frozen dataclasses with slots only")

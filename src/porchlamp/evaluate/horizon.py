@@ -53,10 +53,10 @@ def horizon(data: RepoData, verdicts: Iterable[PRVerdict], start: datetime, end:
         if number not in opened:  # a timeline row whose PR row is missing still has its time compared
             for item in data.timeline[number]:
                 best = _least(best, _crossed(item.created_at, start, end, span))
-    for c in data.commits:
-        if c.committed_at >= end:
-            best = _least(best, c.committed_at)
-    for c in data.commits if sample is None else sample:
+    for c in data.commits:  # each commit the end reaches; with no sample, every one the start leaves too
+        if sample is None or c.committed_at >= end:
+            best = _least(best, _crossed(c.committed_at, start, end, span))
+    for c in sample or ():
         best = _least(best, _crossed(c.committed_at, start, end, span))
     return best
 

@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from porchlamp.columns import pydict, pylist
-from porchlamp.models import RepoData, TimelineItem, builder
+from porchlamp.models import RepoData, TimelineItem, builder, is_named_tuple
 from porchlamp.store.db import (
     _LIST_COLUMNS,
     _REPO_TABLES,
@@ -231,7 +231,7 @@ def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[An
     data = pydict(table)
     cols = [[_from_db(c, v) for v in data[c]] if c == "languages"
             else [v if v is None else tuple(v) for v in data[c]] if c in _CONVERTED else data[c] for c in columns]
-    if issubclass(model, tuple):  # a named tuple: made from its row in C
+    if is_named_tuple(model):  # made from its row in C
         new = tuple.__new__
         return [new(model, row) for row in zip(*cols)]
     build = builder(model)
