@@ -367,11 +367,12 @@ def _dirs_and_files(root: Path) -> tuple[set[str], set[str]]:
 def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(projects: list[tuple[str, str]], data: Any) -> None:
     """A complete generation's project folders hold its manifest's projects' files and nothing else:
     pruning them from the manifest (an owner's folders moved whole when none of its projects is
-    kept, the files of the projects not kept otherwise; the rest not listed) leaves the same files
-    and folders as listing them, moves the same away, and passes over a file the manifest names
-    that is not there."""
+    kept or to be written again, the files of the projects not kept otherwise; the rest not listed)
+    leaves the same files as listing them, and the same folders but those a project to write goes
+    into; moves the same files away, and passes over a file the manifest names that is not there."""
     repos = sorted(f"{o}/{n}" for o, n in projects)
     kept = data.draw(st.sets(st.sampled_from(repos), min_size=1))
+    written = data.draw(st.sets(st.sampled_from(repos))) - kept
     # One project's badge missing, as a failed write leaves it (a kept project has every file: `reuse.held`).
     gone = data.draw(st.sampled_from([None, *(r for r in repos if r not in kept)]))
     keep = {rel for r in kept for rel in reuse.project_files(r)}
@@ -379,8 +380,8 @@ def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(proj
     listed = pa.array(data.draw(st.permutations(repos)), pa.string())
     manifest = reuse.Manifest(pa.table([listed, *(pa.nulls(len(repos), t.type) for t in list(reuse.MANIFEST_SCHEMA)[1:])],
                                        schema=reuse.MANIFEST_SCHEMA), "basis")
-    drop = list(reuse.dropped(manifest, pa.array(sorted(kept), pa.string())))
-    whole = {r.split("/", 1)[0] for r in repos} - {r.split("/", 1)[0] for r in kept}
+    drop = list(reuse.dropped(manifest, pa.array(sorted(kept), pa.string()), pa.array(sorted(written), pa.string())))
+    whole = {r.split("/", 1)[0] for r in repos} - {r.split("/", 1)[0] for r in kept | written}
     assert sum(rel.endswith("/") for rel in drop) == 4 * len(whole)
     results = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -403,7 +404,11 @@ def test_pruning_with_the_manifests_folders_leaves_what_listing_them_leaves(proj
             away = sorted(f.read_text() for t in trash for f in t.rglob("*") if f.is_file())
             results.append((_dirs_and_files(root), away))
     (listed_tree, listed_away), (known_tree, known_away) = results
-    assert known_tree == listed_tree and known_away == listed_away
+    # The folders, that were there, of the owners with a project to write.
+    owners = {r.split("/", 1)[0] for r in written}
+    into = {rel.rsplit("/", 1)[0] for r in repos if r.split("/", 1)[0] in owners for rel in reuse.project_files(r)
+            if not (r == gone and rel == reuse.project_files(r).badge)}
+    assert known_tree == (listed_tree[0] | into, listed_tree[1]) and known_away == listed_away
     missing = {reuse.project_files(gone).badge} if gone else set()
     assert listed_tree[1] == keep - missing  # the whole-site pages and folder went too
     assert len(listed_away) == 4 * len(repos) - len(missing) - len(keep - missing) + 2  # and the two pages
