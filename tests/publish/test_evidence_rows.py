@@ -1,15 +1,16 @@
 """The evidence table's rows, written in Python for speed, against the template loop they replaced:
-the same bytes for any text GitHub could send, escaped."""
+the same bytes for any text GitHub could send, escaped; and the dispute link's query against urlencode."""
 
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from markupsafe import Markup, escape
 
-from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evidence_rows
+from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evidence_rows, query_text
 
 LOOP = """{% for x in outside %}
 <tr class="outcome-{{ x.outcome }}"><td><a href="{{ github }}/pull/{{ x.number }}">#{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td>{{ x.author }}</td><td class="num">{{ x.created_at|day }}</td>
@@ -52,3 +53,12 @@ def test_plain_escaping_is_markupsafes(value: Any) -> None:
     out = escape_text(value)
     assert type(out) is str
     assert out == str(escape(value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(), st.text(), max_size=4), st.text(alphabet=st.characters(codec="utf-8")))
+def test_a_dispute_links_query_is_what_urlencode_writes(fields: dict[str, str], body: str) -> None:
+    """The dispute link's text is quoted by a table (`query_text`): the same as the standard library's,
+    for every byte of UTF-8 (spaces, '~', '+', '&', '=', newlines, emoji)."""
+    fields = {**fields, "body": body + " ~+&=%\n\u00e9\U0001f600"}
+    assert query_text(fields) == urlencode(fields)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import string
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
@@ -20,7 +21,6 @@ from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
 
 import numpy as np
 import pyarrow as pa
@@ -253,12 +253,28 @@ def report_sums(report: dict[str, Any]) -> dict[str, int]:
             "black_holes": holes, "answering": judged - holes, "not_judged": passed - f["undecided"] - judged}
 
 
+# Each byte as `urllib.parse.quote_plus` writes it in a query, as a table for `str.translate`: a
+# text is quoted in C where quote_plus goes a byte at a time in Python (3% of writing a project's
+# files, for its dispute link's text; a test holds the two equal).
+_QUERY = {b: "+" if b == 0x20 else chr(b) if chr(b) in string.ascii_letters + string.digits + "_.-~" else f"%{b:02X}"
+          for b in range(256)}
+
+
+def query_text(fields: Mapping[str, str]) -> str:
+    """`fields` as a URL's query: what `urllib.parse.urlencode(fields)` gives."""
+    return "&".join(f"{_quoted(k)}={_quoted(v)}" for k, v in fields.items())
+
+
+def _quoted(text: str) -> str:
+    return text.encode("utf-8").decode("latin-1").translate(_QUERY)
+
+
 def dispute_url(p: Project, issues_url: str) -> str:
     lines = [f"Project: https://github.com/{p.repo}", f"Verdict: {p.status} ({p.row['kind']})", f"Reason: {p.row['reason']}", "",
              "The outside pull requests behind it:"]
     lines += [f"- https://github.com/{p.repo}/pull/{x['number']} ({x['outcome']})" for x in p.outside()[:30]]
     lines += ["", "Which of these show otherwise, and why:"]
-    return f"{issues_url}?{urlencode({'title': f'Verdict on {p.repo}', 'body': chr(10).join(lines)})}"
+    return f"{issues_url}?{query_text({'title': f'Verdict on {p.repo}', 'body': chr(10).join(lines)})}"
 
 
 class _Writer:
