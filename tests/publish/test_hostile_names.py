@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from browsing import follow, until
 
@@ -79,6 +81,19 @@ def test_nothing_is_written_outside_the_site(hostile_site: tuple[Path, Path, dic
         data = json.loads((site / "data" / "v1" / "projects" / slug(owner) / f"{slug(name)}.json").read_text())
         assert data["repo"] == new
     assert slug("..") == "~2e." and slug(".github") == "~2egithub" and slug("a/b") == "a~2fb" and slug("") == "_"
+
+
+def _slug_by_bytes(text: str) -> str:
+    keep = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+    return "".join(chr(b) if b in keep or (b == 0x2E and i > 0) else f"~{b:02x}" for i, b in enumerate(text.encode("utf-8"))) or "_"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(alphabet="aZ09_-.~/ \u00e9\u0130\u212a\n", max_size=12), st.text(max_size=12)))
+def test_a_plain_name_is_its_own_slug_and_any_other_is_slugged_byte_by_byte(text: str) -> None:
+    """`slug` takes a name whose every byte stays as it is by one match: the same as going byte by
+    byte, for dots (leading or not), a trailing newline, and letters that only look ASCII (İ, K)."""
+    assert slug(text) == _slug_by_bytes(text)
 
 
 def test_hostile_names_link_and_never_run(hostile_site: tuple[Path, Path, dict[str, str]], browser: Any) -> None:
