@@ -223,8 +223,9 @@ def dropped(before: Manifest, kept: pa.Array, written: pa.Array | None = None) -
     files of its projects not among `kept` (names), or, where none of an owner's projects is kept
     or `written` (to be written again into this generation), that owner's folders whole (each named
     with a closing '/'): one rename rather than a rename and a folder's removal per file, five times
-    faster on ext4. An owner with a project to write keeps its folders: making them again costs a
-    write more than their files' renames save (four folders a project, most owners having one)."""
+    faster on ext4. An owner with a project to write keeps its folders, to be written into: its
+    projects' files are moved one by one instead (for an owner of one project, as many renames as
+    its four folders), and no folder is made again."""
     repos = before.column("repo")
     stays = pc.is_in(repos, value_set=kept).to_numpy(zero_copy_only=False)
     back = (pc.is_in(repos, value_set=written).to_numpy(zero_copy_only=False) if written is not None

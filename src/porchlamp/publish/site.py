@@ -254,8 +254,8 @@ def report_sums(report: dict[str, Any]) -> dict[str, int]:
 
 
 # Each byte as `urllib.parse.quote_plus` writes it in a query, as a table for `str.translate`: a
-# text is quoted in C where quote_plus goes a byte at a time in Python (3% of writing a project's
-# files, for its dispute link's text; a test holds the two equal).
+# text is quoted in one pass in C where quote_plus goes a byte at a time in Python (a dispute link's
+# 2,200 characters: 96 → 55 µs, of about 3.4 ms a project's files take; a test holds the two equal).
 _QUERY = {b: "+" if b == 0x20 else chr(b) if chr(b) in string.ascii_letters + string.digits + "_.-~" else f"%{b:02X}"
           for b in range(256)}
 
