@@ -218,18 +218,17 @@ def held(plan: Plan, site_dir: Path, before: Manifest) -> np.ndarray:
     return out
 
 
-def dropped(before: Manifest, kept: pa.Array, written: pa.Array | None = None) -> Iterator[str]:
+def dropped(before: Manifest, kept: pa.Array, present: pa.Array) -> Iterator[str]:
     """What pruning the generation of manifest `before` moves aside of its projects' folders: the
-    files of its projects not among `kept` (names), or, where none of an owner's projects is kept
-    or `written` (to be written again into this generation), that owner's folders whole (each named
+    files of its projects not among `kept` (names), or, where none of an owner's projects is
+    `present` in the new site (kept or to be written again), that owner's folders whole (each named
     with a closing '/'): one rename rather than a rename and a folder's removal per file, five times
     faster on ext4. An owner with a project to write keeps its folders, to be written into: its
     projects' files are moved one by one instead (for an owner of one project, as many renames as
     its four folders), and no folder is made again."""
     repos = before.column("repo")
     stays = pc.is_in(repos, value_set=kept).to_numpy(zero_copy_only=False)
-    back = (pc.is_in(repos, value_set=written).to_numpy(zero_copy_only=False) if written is not None
-            else np.zeros(len(repos), bool))
+    listed = pc.is_in(repos, value_set=present).to_numpy(zero_copy_only=False)
     # In byte order an owner's projects come together, whatever order the manifest is in.
     order = pc.sort_indices(repos).to_numpy(zero_copy_only=False)
     run: list[tuple[str, bool, bool]] = []
@@ -237,12 +236,12 @@ def dropped(before: Manifest, kept: pa.Array, written: pa.Array | None = None) -
         if run and run[0][0].split("/", 1)[0] != repo.split("/", 1)[0]:
             yield from _owner_dropped(run)
             run = []
-        run.append((repo, bool(stays[i]), bool(back[i])))
+        run.append((repo, bool(stays[i]), bool(listed[i])))
     yield from _owner_dropped(run)
 
 
 def _owner_dropped(run: list[tuple[str, bool, bool]]) -> Iterator[str]:
-    if run and not any(stay or back for _, stay, back in run):
+    if run and not any(listed for _, _, listed in run):
         yield from (rel.rsplit("/", 1)[0] + "/" for rel in project_files(run[0][0]))
         return
     for repo, stay, _ in run:

@@ -577,8 +577,7 @@ def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, pr
             # Complete and this code's: its project folders hold its manifest's projects' files and
             # nothing else, so they are not listed; the files of the projects not kept are moved
             # (the folders of those written again stay, to be written into).
-            generations.prune(slots.standby, set(), PROJECT_TREES,
-                              reuse.dropped(standby, plan.repos.filter(pa.array(kept)), plan.repos.filter(pa.array(~kept))))
+            generations.prune(slots.standby, set(), PROJECT_TREES, reuse.dropped(standby, plan.repos.filter(pa.array(kept)), plan.repos))
         else:
             generations.prune(slots.standby, set())
         del standby
