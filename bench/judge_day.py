@@ -45,6 +45,15 @@ def day_tasks(db: Path, shards: Path, workers: int) -> tuple[dict[str, Any], lis
     for k in (0, 1):
         evaluate(db, first + timedelta(days=k), workers, reuse=True)
     day = first + timedelta(days=2)
+    summary, tasks = noted_tasks(db, day, shards, reuse=True)
+    return {"as_of": day.isoformat(), "repos": summary.repos, "carried": summary.carried, "reused_prs": summary.reused_prs,
+            "judged_prs": summary.judged_prs, "again": summary.again, "steps": summary.steps}, tasks
+
+
+def noted_tasks(db: Path, day: date, shards: Path, reuse: bool) -> tuple[Any, list[tuple[Any, ...]]]:
+    """Evaluate `db` for `day` in this process, its shards kept under `shards` (`reuse`: keep what
+    stands of the day before; without it, judge everything). Returns the evaluation's summary and
+    each judging task's arguments, to be run again with the inputs it had."""
     with Store(db) as s:
         s.set_meta("collected_as_of", day.isoformat())
         tasks: list[tuple[Any, ...]] = []
@@ -57,13 +66,12 @@ def day_tasks(db: Path, shards: Path, workers: int) -> tuple[dict[str, Any], lis
         # The evaluation takes its task from the module when it runs: this one notes each call's inputs.
         cluster.judge_shard = kept  # type: ignore[assignment]
         try:
-            summary = evaluate_store(s, day, Settings(), workers=1, shard_dir=shards)
+            summary = evaluate_store(s, day, Settings(), workers=1, shard_dir=shards, reuse=reuse)
         finally:
             cluster.judge_shard = judge  # type: ignore[assignment]
     if not tasks:
-        sys.exit("judge_day: the day's evaluation ran no judging task through `cluster.judge_shard`; nothing to time")
-    return {"as_of": day.isoformat(), "repos": summary.repos, "carried": summary.carried, "reused_prs": summary.reused_prs,
-            "judged_prs": summary.judged_prs, "again": summary.again, "steps": summary.steps}, tasks
+        sys.exit("judge_day: the evaluation ran no judging task through `cluster.judge_shard`; nothing to time")
+    return summary, tasks
 
 
 def judge_all(tasks: list[tuple[Any, ...]]) -> tuple[float, float, list[cluster.ShardOutcome]]:

@@ -100,3 +100,18 @@ def test_bench_judge_day_small(store300: Path, tmp_path: Path) -> None:
     assert day["reused_prs"] > day["judged_prs"] > 0 and 0 < day["carried"] < 300
     assert figures["tasks"] >= 1 and len(figures["runs"]) == 2 and (tmp_path / "day.prof").stat().st_size > 0
     assert not list(tmp_path.glob("*/day.duckdb"))  # the copy and the shards are removed
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind counts the instructions (.ci/run installs it)")
+def test_bench_judge_instructions_small(store300: Path, tmp_path: Path) -> None:
+    """A full evaluation's first judging task, its instructions counted: judging takes most of them."""
+    res = subprocess.run([sys.executable, str(BENCH / "judge_instructions.py"), "--store", str(store300),
+                          "--code", str(BENCH.parent), "--tasks", "0", "--work", str(tmp_path)],
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    figures = json.loads(res.stdout)
+    (count,) = figures["counts"]
+    assert figures["kind"] == "full evaluation" and figures["of_tasks"] >= 1 and count["ratio"] == 1.0
+    assert count["instructions"] > count["judging"] > count["without_judging"] > 0
+    assert not list(tmp_path.glob("*/s.duckdb"))  # the copy and the shards are removed
