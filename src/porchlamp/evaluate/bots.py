@@ -11,10 +11,15 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase, translate
+from functools import lru_cache
 
 _SEPARATORS = re.compile(r"[-_.]")
+_UNSEEN = object()
 
 
+# A repository's maintainers and bots act on PR after PR, and each of their comments asks for
+# their login's form (the bridge bots): each is normalised once while it is in use.
+@lru_cache(maxsize=1 << 16)
 def normalise_login(login: str) -> str:
     """One form for a login: lower case, without the REST `[bot]` suffix or the gh `app/` prefix."""
     s = login.strip().lower()
@@ -75,17 +80,20 @@ class Bots:
             if len(key) >= 3:
                 keys.add(key)
         self._project = tuple(sorted(keys, key=len, reverse=True))
-        self._cache: dict[tuple[str, str | None], str | None] = {}
+        self._cache: dict[tuple[str | None, str | None], str | None] = {}
 
     def reason(self, login: str | None, account_type: str | None) -> str | None:
         """Why this account is a bot, or None for a person (or a deleted account)."""
-        key = (login or "", account_type)
-        if key not in self._cache:
-            self._cache[key] = self._reason(login, account_type)
-        return self._cache[key]
+        key = (login, account_type)
+        found = self._cache.get(key, _UNSEEN)
+        if found is _UNSEEN:
+            found = self._cache[key] = self._reason(login, account_type)
+        return found  # type: ignore[return-value]
 
     def is_bot(self, login: str | None, account_type: str | None) -> bool:
-        return self.reason(login, account_type) is not None
+        # Asked millions of times a snapshot, nearly always of an account asked about before: one lookup.
+        found = self._cache.get((login, account_type), _UNSEEN)
+        return (self.reason(login, account_type) if found is _UNSEEN else found) is not None
 
     def _reason(self, login: str | None, account_type: str | None) -> str | None:
         if account_type == "Bot":

@@ -19,7 +19,7 @@ from porchlamp.evaluate.bots import Bots, normalise_login
 from porchlamp.evaluate.horizon import holds, pr_horizon
 from porchlamp.evaluate.people import Maintainers, find_maintainers, first_contributions, is_brand_new
 from porchlamp.evaluate.rules import Rules
-from porchlamp.evaluate.templates import TemplateIndex
+from porchlamp.evaluate.templates import TemplateIndex, mentions
 from porchlamp.models import Account, PullRequest, RepoData, TimelineItem
 
 # Exclusion reasons, in the order they are checked; the first that applies is recorded.
@@ -69,13 +69,10 @@ def repo_context(data: RepoData, accounts: Mapping[str, Account], rules: Rules, 
 def redirect_kind(text: str | None, rules: Rules) -> str | None:
     """Where a message says review happens instead ("gerrit", "mailing_list", "repo_lockdown"), if it does."""
     low = (text or "").lower()
-    # Asked of every comment a maintainer or contributor writes: plain loops, where `any` over a
-    # generator cost half again as much.
     for kind, markers in (("gerrit", rules.gerrit_markers), ("mailing_list", rules.mailing_list_markers),
                           ("repo_lockdown", rules.lockdown_markers)):
-        for marker in markers:
-            if marker in low:
-                return kind
+        if mentions(low, markers):
+            return kind
     return None
 
 
@@ -281,7 +278,7 @@ def judge_pull(pr: PullRequest, items: tuple[TimelineItem, ...], ctx: Context, i
         has_ci=pr.has_ci,
         # Decided for outside PRs only: a maintainer's or a bot's earlier commits may not be collected.
         first_timer=None if excluded else (author is not None and (before is None or before >= pr.created_at)),
-        ai_assisted=any(m in body for m in ctx.rules.ai_markers),
+        ai_assisted=mentions(body, ctx.rules.ai_markers),
         title=pr.title,
         redirect=None if excluded else redirect_of(pr, seen, ctx),
         valid_until=pr_horizon(pr, items, start, end, w.response_days),

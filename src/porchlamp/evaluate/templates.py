@@ -138,6 +138,15 @@ def sightings_of(repo: str, opened: Mapping[int, datetime], rows: Sequence[Comme
     return out
 
 
+def mentions(text: str, markers: Iterable[str]) -> bool:
+    """Whether `text` holds any of `markers`. Asked of every PR's body and every comment: a plain
+    loop, where `any` over a generator cost half again as much."""
+    for marker in markers:
+        if marker in text:
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class TemplateIndex:
     """Templates of one snapshot: curated phrases, and fingerprints found by repetition (each with
@@ -152,8 +161,7 @@ class TemplateIndex:
         """How this text is a template ("curated", "automated", "repeated"), or None when a person wrote it."""
         if not body:
             return None
-        low = body.lower()
-        if any(m in low for m in self.markers):
+        if mentions(body.lower(), self.markers):
             return "curated"
         fp = fingerprint(body, self.settings)
         return None if fp is None else self.found.get(fp)
