@@ -20,7 +20,6 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from collect_cost import evaluate  # noqa: E402  (beside this file; imports the `src` above)
+from publish_daily import scratch  # noqa: E402
 from porchlamp.store import RAW_TABLES, Store  # noqa: E402
 
 # What a collection writes, besides the raw rows: its progress per repository and the names it resolved.
@@ -75,10 +75,7 @@ def main() -> None:
     for given in (args.earlier, args.later):
         if not given.is_file():
             ap.error(f"{given} is not a store file: give the stores a collection left (earlier.duckdb, later.duckdb)")
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=args.work))
-    try:
+    with scratch(args.work) as work:
         db = work / "day.duckdb"
         with Store(db):
             pass  # made by this code, at its schema version
@@ -96,8 +93,6 @@ def main() -> None:
         report["equal_rows"] = True
         report["daily_over_full_time"] = round(report["daily"]["seconds"] / report["full"]["seconds"], 3)
         print(json.dumps(report, indent=1))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

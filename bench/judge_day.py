@@ -22,7 +22,6 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from datetime import date, timedelta
 from pathlib import Path
@@ -31,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 import porchlamp.cluster as cluster  # noqa: E402
-from publish_daily import evaluate  # noqa: E402  (beside this file; imports the `src` above)
+from publish_daily import evaluate, scratch  # noqa: E402  (beside this file; imports the `src` above)
 from porchlamp.config import Settings  # noqa: E402
 from porchlamp.snapshot import evaluate_store  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
@@ -93,10 +92,7 @@ def main() -> None:
         ap.error(f"{args.store} is not a store file: give one `porchlamp load-world` or `collect` made")
     if args.runs < 1:
         ap.error("--runs must be 1 or more")
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=args.work))
-    try:
+    with scratch(args.work) as work:
         db = work / "day.duckdb"
         shutil.copyfile(args.store, db)
         day, tasks = day_tasks(db, work / "shards", args.workers)
@@ -116,8 +112,6 @@ def main() -> None:
         mean = round(sum(r["seconds"] for r in runs) / len(runs), 2)
         print(json.dumps({"day": day, "tasks": len(tasks), "runs": runs, "mean_seconds": mean,
                           "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "arch": platform.machine()}}))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

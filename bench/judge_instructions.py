@@ -27,7 +27,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
 from judge_day import day_tasks, noted_tasks  # noqa: E402  (beside this file; imports the `src` above)
+from publish_daily import scratch  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
 
 # Run in the child with the code under test first on its path: argv = code dir, tasks file, task
@@ -83,10 +83,7 @@ def main() -> None:
         sys.exit("judge_instructions: valgrind is not installed (Debian: apt-get install valgrind)")
     if not re.fullmatch(r"\d+(,\d+)*", args.tasks):
         ap.error(f"--tasks {args.tasks!r}: give task indices such as 0,7")
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=args.work))
-    try:
+    with scratch(args.work) as work:
         db = work / "s.duckdb"
         shutil.copyfile(args.store, db)
         if args.day:
@@ -115,8 +112,6 @@ def main() -> None:
         print(json.dumps({"kind": "window-only day" if args.day else "full evaluation", "tasks": args.tasks,
                           "of_tasks": len(tasks), "counts": counts,
                           "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "arch": platform.machine()}}))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

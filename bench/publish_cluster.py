@@ -18,7 +18,6 @@ import json
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from distributed import LocalCluster  # noqa: E402
-from publish_daily import settle, tree  # noqa: E402  (beside this file)
+from publish_daily import scratch, settle, tree  # noqa: E402  (beside this file)
 from porchlamp.cluster import DaskRunner  # noqa: E402
 from porchlamp.publish import load_site_data, publish  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
@@ -47,12 +46,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2, help="publishes each way")
     ap.add_argument("--work", type=Path, help="where the sites go (default: a temporary directory, removed after)")
     args = ap.parse_args()
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(dir=args.work))
     out: dict[str, Any] = {"benchmark": "publish_cluster", "store": str(args.store), "workers": args.workers,
                            "machine": f"{platform.machine()}, {platform.python_version()}", "pool": [], "cluster": []}
-    try:
+    with scratch(args.work) as work:
         t = time.perf_counter()
         with Store(args.store, read_only=True) as s:
             site = load_site_data(s, beside=work)
@@ -80,8 +76,6 @@ def main() -> None:
             watch.close()
         finally:
             local.close()
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
     for name in ("pool", "cluster"):
         out[f"{name}_seconds"] = [r["seconds"] for r in out[name]]
         out[f"{name}_projects_seconds"] = [r["steps"].get("projects") for r in out[name]]

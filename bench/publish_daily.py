@@ -25,6 +25,8 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,20 @@ from porchlamp.snapshot import evaluate_store  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
 
 TABLES = ("results", "pr_results", "component_results", "profile_results")
+
+
+@contextmanager
+def scratch(parent: Path | None, keep: bool = False) -> Iterator[Path]:
+    """A new folder for a benchmark's copies and outputs: under `parent` (made if missing) or the
+    system's temporary directory; removed when the benchmark ends, unless `keep`."""
+    if parent is not None:
+        parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=parent))
+    try:
+        yield work
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def tables(db: Path, when: date) -> dict[str, str]:
@@ -127,10 +143,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.evaluated and args.evaluate_only:
         ap.error("--evaluated publishes only and --evaluate-only evaluates only: give one of them")
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)  # a folder named that does not exist yet is made
-    work = Path(tempfile.mkdtemp(dir=args.work))
-    try:
+    with scratch(args.work, keep=args.keep) as work:
         db = work / "day.duckdb"
         shutil.copyfile(args.store, db)
         with Store(db) as s:  # not read-only: an older store is upgraded first
@@ -171,9 +184,6 @@ def main() -> None:
         report["publish_again"] = publish_day(db, third, work / "site", full=False)
         report["publish_ratio"] = round(report["publish_daily"]["seconds"] / report["publish_full"]["seconds"], 2)
         print(json.dumps(report, indent=1))
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
