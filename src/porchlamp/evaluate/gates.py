@@ -19,6 +19,7 @@ from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.pulls import Context, PRVerdict, quote, redirect_kind
 from porchlamp.evaluate.rules import Rules
+from porchlamp.evaluate.templates import mentions
 from porchlamp.models import Commit, RepoData, Repository
 from porchlamp.stats import wilson_interval
 
@@ -192,7 +193,7 @@ def document_statements(text: str | None, rules: Rules) -> list[tuple[str, str]]
     sentences = [s.strip() for s in _SENTENCES.split(text or "") if s.strip()]
     for i, sentence in enumerate(sentences):
         low = " ".join(sentence.lower().split())
-        if not any(p in low for p in rules.refusal_phrases) or any(x in low for x in rules.refusal_exceptions):
+        if not mentions(low, rules.refusal_phrases) or mentions(low, rules.refusal_exceptions):
             continue
         passage = " ".join(sentences[i:i + 3])
         kind = redirect_kind(passage, rules)

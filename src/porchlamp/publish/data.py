@@ -36,10 +36,11 @@ __all__ = ["LIST_COLUMNS", "PR_COLUMNS", "Project", "ProjectFiles", "Row", "Site
            "safe_url", "slug", "start_issues"]
 
 
-_SLUG_KEEP = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+_SLUG_KEPT = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+_SLUG_KEEP = frozenset(_SLUG_KEPT.encode())
 # A name every byte of which stays: its own slug, found by one match (0.35 µs) rather than a byte at a
 # time (2.2 µs), for the hundred thousand names a publish makes paths and links of.
-_PLAIN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
+_PLAIN = re.compile(f"[{re.escape(_SLUG_KEPT)}][{re.escape(_SLUG_KEPT + '.')}]*")
 
 
 def slug(text: str) -> str:
