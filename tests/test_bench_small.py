@@ -115,3 +115,18 @@ def test_bench_judge_instructions_small(store300: Path, tmp_path: Path) -> None:
     assert figures["kind"] == "full evaluation" and figures["of_tasks"] >= 1 and count["ratio"] == 1.0
     assert count["instructions"] > count["judging"] > count["without_judging"] > 0
     assert not list(tmp_path.glob("*/s.duckdb"))  # the copy and the shards are removed
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind counts the instructions (.ci/run installs it)")
+def test_bench_publish_instructions_small(store300: Path, tmp_path: Path) -> None:
+    """Thirty projects' files written again, their instructions counted: the store is evaluated first."""
+    res = subprocess.run([sys.executable, str(BENCH / "publish_instructions.py"), "--store", str(store300),
+                          "--code", str(BENCH.parent), "--projects", "30", "--work", str(tmp_path)],
+                         capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    figures = json.loads(res.stdout)
+    (count,) = figures["counts"]
+    assert figures["projects"] == 30 and figures["files"] == 4 * 30 and count["ratio"] == 1.0
+    assert count["instructions"] > count["without_writing_again"] > count["writing"] > 0
+    assert not list(tmp_path.glob("*/s.duckdb"))  # the copy and the parts are removed

@@ -3,7 +3,7 @@ back whole, one at a time, from the detail files; a digest per project follows e
 
 import json
 import shutil
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,12 @@ def _stored(s: Store, when: Any) -> dict[str, Any]:
         "components": comps,
         "explain": {(r["repo"], r["profile"]): json.loads(r["explain"] or "[]")
                     for r in s.query("SELECT repo, profile, explain FROM profile_results WHERE as_of = ?", [when])},
-        "prs": {r["repo"]: r["n"] for r in s.query("SELECT repo, count(*) AS n FROM pr_results WHERE as_of = ? GROUP BY repo", [when])},
+        "outside": {r["repo"]: r["n"] for r in s.query(
+            "SELECT repo, count(*) AS n FROM pr_results WHERE as_of = ? AND excluded IS NULL GROUP BY repo", [when])},
+        # Each project's other PRs, newest first: counted in this order, they give the order shown.
+        "excluded": {r["repo"]: r["reasons"] for r in s.query(
+            "SELECT repo, list(excluded ORDER BY number DESC) AS reasons FROM pr_results WHERE as_of = ? AND excluded IS NOT NULL "
+            "GROUP BY repo", [when])},
     }
 
 
@@ -32,19 +37,24 @@ def test_listings_are_narrow_and_each_project_reads_back_whole(published: tuple[
         site = load_site_data(s)
         stored = _stored(s, site.as_of)
     assert len(site.projects) == 300
-    assert all(tuple(p.row) == LIST_COLUMNS and not p.components and not p.prs for p in site.projects)
+    assert all(tuple(p.row) == LIST_COLUMNS and not p.components and not p.outside_prs and not p.excluded for p in site.projects)
     assert all("explain" not in goal for p in site.projects for goal in p.profiles.values())
     whole = list(site.detailed())
     assert [p.repo for p in whole] == [p.repo for p in site.projects]
-    assert sum(len(p.prs) for p in whole) == sum(stored["prs"].values()) > 10_000
+    assert sum(len(p.outside_prs) for p in whole) == sum(stored["outside"].values()) > 3_000
+    assert sum(sum(p.excluded.values()) for p in whole) == sum(map(len, stored["excluded"].values())) > 6_000
     for p in whole:
         assert p.row == stored["results"][p.repo]  # every column, evidence included
         assert p.components == stored["components"].get(p.repo, {})
         assert list(p.components) == [c for c in ("responsiveness", "accessibility", "governance", "dependents", "review_ci", "reach",
                                                   "systems_fit", "ai_readiness") if c in p.components]
         assert {g: goal["explain"] for g, goal in p.profiles.items()} == {g: stored["explain"][p.repo, g] for g in p.profiles}
-        assert len(p.prs) == stored["prs"].get(p.repo, 0)
-        assert [x["number"] for x in p.prs] == sorted((x["number"] for x in p.prs), reverse=True)
+        assert len(p.outside_prs) == stored["outside"].get(p.repo, 0)
+        assert all(x["excluded"] is None for x in p.outside_prs)
+        assert [x["number"] for x in p.outside_prs] == sorted((x["number"] for x in p.outside_prs), reverse=True)
+        # The reasons as many as stored, the most common first; of as common ones, that of the newest PR first.
+        counted = Counter(stored["excluded"].get(p.repo, []))
+        assert list(p.excluded.items()) == sorted(counted.items(), key=lambda kv: -kv[1])
         assert p.issues == (p.components.get("accessibility") or {}).get("inputs", {}).get("good_first_issues", [])
     with_issues = [p for p in whole if p.issues]
     assert len(with_issues) >= 20

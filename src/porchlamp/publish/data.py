@@ -13,7 +13,7 @@ import json
 import re
 import shutil
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
@@ -94,7 +94,7 @@ class SiteData:
     # `Listing` (made a batch at a time from a file); a part handed to a writing process, a list.
     projects: Listing | list[Project]
     changes: Changes | None = None
-    files: Path | None = None  # the detail files: results, profiles, components and prs .parquet
+    files: Path | None = None  # the detail files: results, profiles, components, prs and excluded .parquet
 
     @property
     def prs_file(self) -> Path | None:
@@ -110,14 +110,18 @@ class SiteData:
 
     def detailed(self, only: Collection[str] | None = None) -> Iterator[Project]:
         """Every project in name order (or those in `only`) whole: its full
-        result row, goals with their explanations, components and PRs. Each is dropped once the
+        result row, goals with their explanations, components, outside PRs and its other PRs counted
+        by why they are left out. Each is dropped once the
         caller moves on: at most one project and one batch of each detail file in memory."""
         wanted = None if only is None else set(only)
         if self.files is None:
             return
-        keep = None if wanted is None else pa.array(sorted(wanted), pa.string())  # one lookup set for the four files
-        results, goals, parts, prs = (_ByRepo(self.files / f"{name}.parquet", keep)
-                                      for name in ("results", "profiles", "components", "prs"))
+        keep = None if wanted is None else pa.array(sorted(wanted), pa.string())  # one lookup set for the detail files
+        results, goals, parts, excluded = (_ByRepo(self.files / f"{name}.parquet", keep)
+                                           for name in ("results", "profiles", "components", "excluded"))
+        # Of a project's PRs only the outside ones are shown row by row (about a third of them); the
+        # others are counted (`excluded`), so their rows never become values here.
+        outside = _ByRepo(self.files / "prs.parquet", keep, lambda batch: pc.is_null(batch.column("excluded")))
         for p in self.projects:
             if wanted is not None and p.repo not in wanted:
                 continue
@@ -125,7 +129,7 @@ class SiteData:
             yield replace(p, row=row[0] if row else p.row, profiles=_explained(p, goals.take(p.repo)),
                           components=_ordered({c.pop("component"): {"score": c["score"], "inputs": json.loads(c["inputs"] or "{}"),
                                                                     "reason": c["reason"]} for c in parts.take(p.repo)}, COMPONENTS),
-                          prs=prs.take(p.repo))
+                          outside_prs=outside.take(p.repo), excluded=_most_first(excluded.take(p.repo)))
 
     def placed(self, only: Collection[str]) -> Iterator[Project]:
         """The projects in `only`, in name order, with their goals' explanations: all a page's place
@@ -149,11 +153,18 @@ def _explained(p: Project, goals: list[dict[str, Any]]) -> dict[str, dict[str, A
     return {name: {**goal, "explain": explain.get(name, [])} for name, goal in p.profiles.items()}
 
 
-class _ByRepo:
-    """A detail file's rows (sorted by repo) handed out one project at a time, in the same order."""
+def _most_first(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """A project's PRs left out of its count, by reason: the most common first, and of as common
+    ones, the one with the newest PR first (as counting its rows newest first would order them)."""
+    return {r["excluded"]: r["n"] for r in sorted(rows, key=lambda r: (-r["n"], -r["newest"]))}
 
-    def __init__(self, path: Path, keep: pa.Array | None) -> None:
-        self._rows = _parquet_rows(path, keep)
+
+class _ByRepo:
+    """A detail file's rows (sorted by repo) handed out one project at a time, in the same order;
+    with `where`, only the rows of each batch it picks (an Arrow mask)."""
+
+    def __init__(self, path: Path, keep: pa.Array | None, where: Callable[[pa.RecordBatch], Any] | None = None) -> None:
+        self._rows = _parquet_rows(path, keep, where)
         self._head = next(self._rows, None)
 
     def take(self, repo: str) -> list[dict[str, Any]]:
@@ -166,7 +177,8 @@ class _ByRepo:
         return out
 
 
-def _parquet_rows(path: Path, keep: pa.Array | None) -> Iterator[tuple[str, dict[str, Any]]]:
+def _parquet_rows(path: Path, keep: pa.Array | None, where: Callable[[pa.RecordBatch], Any] | None = None
+                  ) -> Iterator[tuple[str, dict[str, Any]]]:
     # Without pre-buffering: Arrow would otherwise keep every row group it has read until the file
     # is done (a file's whole compressed size: 0.4 GB at 100,000 repositories), not one at a time.
     f = pq.ParquetFile(path, pre_buffer=False)
@@ -182,6 +194,8 @@ def _parquet_rows(path: Path, keep: pa.Array | None) -> Iterator[tuple[str, dict
     for batch in f.iter_batches(batch_size=DETAIL_ROWS, row_groups=groups):
         if keep is not None:
             batch = batch.filter(pc.is_in(batch.column("repo"), value_set=keep))
+        if where is not None:
+            batch = batch.filter(where(batch))
         cols = pydict(batch)  # column by column: faster than per row
         repos, names = cols["repo"], list(cols)
         for repo, values in zip(repos, zip(*cols.values())):
@@ -251,7 +265,9 @@ def _export_details(store: Store, when: date, beside: Path | None) -> Path:
             ("results", "SELECT * FROM results WHERE as_of = ? ORDER BY repo"),
             ("profiles", "SELECT repo, profile, explain FROM profile_results WHERE as_of = ? ORDER BY repo"),
             ("components", "SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ? ORDER BY repo"),
-            ("prs", f"SELECT repo, {number} FROM pr_results WHERE as_of = ? ORDER BY repo, number DESC")):
+            ("prs", f"SELECT repo, {number} FROM pr_results WHERE as_of = ? ORDER BY repo, number DESC"),
+            ("excluded", "SELECT repo, excluded, count(*) AS n, max(CAST(number AS BIGINT)) AS newest FROM pr_results "
+                         "WHERE as_of = ? AND excluded <> '' GROUP BY repo, excluded ORDER BY repo")):
         store.export_query(sql, [when], folder / f"{name}.parquet", row_group_rows=DETAIL_ROWS)
     return folder
 

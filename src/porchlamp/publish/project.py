@@ -5,7 +5,6 @@ a `Row` is a stored row as a read-only mapping, made from a listing or a query.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,7 +45,8 @@ class Project:
     row: Mapping[str, Any]
     profiles: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     components: dict[str, dict[str, Any]] = field(default_factory=dict)
-    prs: list[dict[str, Any]] = field(default_factory=list)
+    outside_prs: list[dict[str, Any]] = field(default_factory=list)  # their rows, newest first
+    excluded: dict[str, int] = field(default_factory=dict)  # its other PRs by why they are left out, most first
     homepage_url: str | None = None  # as GitHub gave it: untrusted (`homepage`)
     topics: tuple[str, ...] = ()
     change: Change | None = None
@@ -78,7 +78,7 @@ class Project:
         return self.repo.split("/", 1)[1]
 
     def outside(self) -> list[dict[str, Any]]:
-        return [p for p in self.prs if p["excluded"] is None]
+        return self.outside_prs
 
     @property
     def words(self) -> str:
@@ -110,11 +110,7 @@ class Project:
         return out
 
     def excluded_counts(self) -> list[tuple[str, int]]:
-        counts: dict[str, int] = defaultdict(int)
-        for p in self.prs:
-            if p["excluded"]:
-                counts[p["excluded"]] += 1
-        return [(EXCLUSION_REASONS.get(k, k), n) for k, n in sorted(counts.items(), key=lambda x: -x[1])]
+        return [(EXCLUSION_REASONS.get(k, k), n) for k, n in self.excluded.items()]
 
     def response_times(self) -> dict[str, dict[str, Any]]:
         """Median time to first response for first-timers and for everyone else, over all their
