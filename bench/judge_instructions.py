@@ -53,16 +53,22 @@ open(sys.argv[4], "w").write(json.dumps(out, default=str, sort_keys=True))
 """
 
 
-def instructions(code: Path, tasks: Path, picks: str, outcomes: Path) -> int:
-    """Instructions the child took (cachegrind's `I refs`) running `picks` of the tasks with `code`;
-    its strings hashed alike in every run, so that its sets and dicts are walked in one order."""
+def counted(child: str, args: list[str], what: str) -> int:
+    """Instructions a Python child (`child`, run with `args`) took, as cachegrind's `I refs`; its strings
+    hashed alike in every run, so that its sets and dicts are walked in one order. Exits saying `what`
+    did not run if it failed."""
     run = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-                          sys.executable, "-c", CHILD, str(code), str(tasks), picks, str(outcomes)],
+                          sys.executable, "-c", child, *args],
                          capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
     found = re.search(r"I\s+refs:\s+([\d,]+)", run.stderr)
     if run.returncode != 0 or found is None:
-        sys.exit(f"judge_instructions: the tasks did not run with {code}:\n{run.stderr[-3000:]}")
+        sys.exit(f"{Path(sys.argv[0]).stem}: {what} did not run:\n{run.stderr[-3000:]}")
     return int(found.group(1).replace(",", ""))
+
+
+def instructions(code: Path, tasks: Path, picks: str, outcomes: Path) -> int:
+    """Instructions the child took running `picks` of the tasks with `code`."""
+    return counted(CHILD, [str(code), str(tasks), picks, str(outcomes)], f"the tasks with {code}")
 
 
 def main() -> None:

@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import shutil
 import subprocess
 import sys
@@ -32,7 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from publish_daily import evaluate, scratch  # noqa: E402  (beside this file; imports the `src` above)
+from judge_instructions import counted  # noqa: E402  (beside this file; imports the `src` above)
+from publish_daily import evaluate, scratch  # noqa: E402
 from porchlamp.store import Store  # noqa: E402
 
 # Run with the code under test first on the path. argv: code dir, store, projects, where the part
@@ -81,23 +81,9 @@ if sys.argv[3] == "again":
 """
 
 
-def _run(args: list[str], what: str, valgrind: bool) -> str:
-    cmd = [sys.executable, "-c", *args]
-    if valgrind:
-        cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd]
-    run = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
-    if run.returncode != 0:
-        sys.exit(f"publish_instructions: {what} failed:\n{run.stderr[-3000:]}")
-    return run.stderr
-
-
 def instructions(code: Path, work: Path, again: bool) -> int:
-    """Instructions the child took (cachegrind's `I refs`) writing the part's files with `code`."""
-    err = _run([CHILD, str(code), str(work), "again" if again else "once"], f"writing the files with {code}", True)
-    found = re.search(r"I\s+refs:\s+([\d,]+)", err)
-    if found is None:
-        sys.exit(f"publish_instructions: valgrind gave no count for {code}:\n{err[-3000:]}")
-    return int(found.group(1).replace(",", ""))
+    """Instructions the child took writing the part's files with `code` (`counted`)."""
+    return counted(CHILD, [str(code), str(work), "again" if again else "once"], f"writing the files with {code}")
 
 
 def main() -> None:
@@ -131,7 +117,10 @@ def main() -> None:
         first = None
         for k, code in enumerate(args.code):
             part = work / f"code{k}"
-            _run([PREPARE, str(code), str(db), str(args.projects), str(part)], f"reading the snapshot with {code}", False)
+            run = subprocess.run([sys.executable, "-c", PREPARE, str(code), str(db), str(args.projects), str(part)],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                sys.exit(f"publish_instructions: reading the snapshot with {code} failed:\n{run.stderr[-3000:]}")
             written = instructions(code, part, True)
             files = (part / "files.sha256").read_text()
             if first is None:
