@@ -120,3 +120,8 @@ def own_verdict(store: Any, as_of: date, repo: str) -> int:
 def tree(root: Path) -> dict[str, bytes]:
     """Every file under `root` (a site, say) by its path there, with its bytes: two equal trees are the same site."""
     return {str(f.relative_to(root)): f.read_bytes() for f in sorted(root.rglob("*")) if f.is_file()}
+
+
+def tree_bytes(root: Path) -> int:
+    """The bytes of every file under `root`, summed: what a publish says its site holds."""
+    return sum(len(data) for data in tree(root).values())

@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -27,7 +28,7 @@ from porchlamp.publish.site import DEFAULT_ISSUES_URL
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
-from helpers import tree
+from helpers import tree, tree_bytes
 
 STEP = 3  # days between snapshots: some verdicts end with the window's move, most hold
 
@@ -66,17 +67,19 @@ def test_three_days_swap_between_two_generations(days: dict[str, Any], tmp_path:
     one, two, three = days["sites"]
     out = tmp_path / "site"
     home = generations.home_of(out)
-    publish(one, out)
+    # What each publish says its site holds is what it holds, though a day's lists only the files it wrote.
+    assert publish(one, out).bytes == tree_bytes(out)
     assert out.is_symlink() and os.readlink(out) == f"{home.name}/a"
     for f in (home / "a").rglob("*"):
         if f.is_file():
             os.utime(f, ns=(MARK, MARK))
     first_bytes = tree(home / "a")
-    publish(two, out)
+    assert publish(two, out).bytes == tree_bytes(out)
     assert os.readlink(out) == f"{home.name}/b"
     assert tree(home / "a") == first_bytes, "publishing wrote into the live generation"
     live_two = tree(home / "b")
     summary = publish(three, out)
+    assert summary.bytes == tree_bytes(out)
     assert os.readlink(out) == f"{home.name}/a"
     assert tree(home / "b") == live_two, "publishing wrote into the live generation"
     assert tree(out) == days["expected"][2]  # byte for byte what writing every file gives
@@ -94,6 +97,29 @@ def test_three_days_swap_between_two_generations(days: dict[str, Any], tmp_path:
     while list(home.glob(".trash-*")) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert sorted(p.name for p in home.iterdir()) == [".lock", ".parts", ".run", "a", "b"]
+
+
+def test_a_days_size_lists_no_project_folder(days: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bytes a publish reports come from its writing and its manifests for the projects' files:
+    only the rest of the site is listed; where a project's bytes are not known, the whole of it."""
+    from porchlamp.publish import site as site_mod
+
+    out = tmp_path / "site"
+    listed: list[str] = []
+    walk = site_mod._tree_bytes
+
+    def spy(root: Any, skip: Any = ()) -> int:
+        listed.append(str(root))
+        return walk(root, skip)
+
+    monkeypatch.setattr(site_mod, "_tree_bytes", spy)
+    for site in days["sites"]:  # the third keeps files the standby holds, the second links the live site's
+        listed.clear()
+        assert publish(site, out).bytes == tree_bytes(out)
+        assert listed and not [r for r in listed if any(f"/{tree}/" in r + "/" for tree in PROJECT_TREES)]
+    # A manifest this code cannot read leaves the linked projects' bytes unknown: all is listed then.
+    size = site_mod._site_bytes(out, np.array([5, -1]))
+    assert size == tree_bytes(out) and any("/projects/" in r for r in listed)
 
 
 def test_a_failed_publish_leaves_the_live_site_and_trusts_nothing_of_the_standby(days: dict[str, Any], tmp_path: Path,
@@ -253,6 +279,7 @@ def test_projects_written_in_parts_on_two_processes_are_the_same_bytes(days: dic
     two = publish(three, tmp_path / "two", workers=2, progress=seen.append)
     assert tree(tmp_path / "two") == tree(tmp_path / "one")
     assert two.pages == one.pages and sum(seen) == 300 and len(seen) == -(-300 // 37)
+    assert two.bytes == one.bytes == tree_bytes(tmp_path / "two")
     assert publish(three, tmp_path / "quiet", workers=2).pages == one.pages  # no progress to report to
 
 
@@ -271,6 +298,7 @@ def test_a_day_in_parts_places_and_links_as_one_process_does(days: dict[str, Any
     parts = publish(two, tmp_path / "parts", workers=2)
     assert tree(tmp_path / "parts") == tree(tmp_path / "serial")
     assert parts.placed == serial.placed > 10 and parts.reused == serial.reused > 50
+    assert parts.bytes == serial.bytes == tree_bytes(tmp_path / "parts")
 
 
 def test_projects_written_on_a_dask_cluster_are_the_same_bytes_through_a_killed_worker(days: dict[str, Any], tmp_path: Path,
@@ -297,6 +325,7 @@ def test_projects_written_on_a_dask_cluster_are_the_same_bytes_through_a_killed_
     assert marker.exists()  # a worker did die
     assert tree(tmp_path / "cluster") == tree(tmp_path / "serial")
     assert parts.pages == serial.pages and parts.placed == serial.placed > 10 and parts.reused == serial.reused > 50
+    assert parts.bytes == serial.bytes == tree_bytes(tmp_path / "cluster")
     assert sum(seen) == 300  # the kept ones at once, then part by part
 
 

@@ -21,7 +21,7 @@ from porchlamp.publish.project import Project
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
-from helpers import tree
+from helpers import tree, tree_bytes
 
 LATER = 3  # days between the two snapshots: some verdicts end with the window's move, most hold
 
@@ -61,6 +61,9 @@ def test_unchanged_projects_keep_their_files(two_days: dict[str, Any]) -> None:
     assert summary.reused == len(kept)
     assert 100 < summary.reused < 300  # the window's move ends some verdicts; most hold
     assert summary.pages == two_days["fresh"].pages
+    # What it says the site holds, the linked files' bytes from the manifest (the dates they show, and so
+    # the manifest's own bytes, are not the fresh site's).
+    assert summary.bytes == tree_bytes(out) and two_days["fresh"].bytes == tree_bytes(two_days["tmp"] / "fresh")
     # A project whose own rows held but whose place moved (its ranks, as others' scores moved) gets
     # a new page and record; its badges, which show only its own tier and score, stay linked.
     placed = set()
@@ -179,6 +182,7 @@ def test_the_plan_is_each_projects_own_comparison(projects: list[tuple[str, str,
             old_site = SiteData(today, Settings(), {}, [p for p, _ in before])
             old = reuse.plan(old_site, None, basis)
             old.since[:] = [d for _, d in before]
+            old.size[:] = [100 + k for k in range(len(before))]
             old.write_manifest(previous)
         got = reuse.plan(site, previous, basis, full)
         written = reuse.read_manifest(previous).projects()
@@ -195,9 +199,14 @@ def test_the_plan_is_each_projects_own_comparison(projects: list[tuple[str, str,
             assert bool(got.placed[i]) == (own and not full and p.repo in whole), p.repo
             if got.placed[i]:
                 assert got.shown_at(i) == was[1]
+            # A linked project's bytes are the manifest's; the others' are known once written.
+            sizes = {q.repo: 100 + k for k, (q, _) in enumerate(before)}
+            assert got.size[i] == (sizes[p.repo] if got.reuse[i] else -1), p.repo
         # Written as the next generation's manifest, it is held where every file is there.
         standby = Path(tmp) / "standby"
+        got.size[:] = [1000 + k for k in range(len(now))]
         got.write_manifest(standby)
+        got.size[:] = -1
         for repo in whole:
             for rel in reuse.project_files(repo):
                 (standby / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -205,6 +214,7 @@ def test_the_plan_is_each_projects_own_comparison(projects: list[tuple[str, str,
         manifest = reuse.read_manifest(standby)
         assert manifest.basis == basis and len(manifest) == len(now)
         assert reuse.held(got, standby, manifest).tolist() == [p.repo in whole for p in now]
+        assert got.size.tolist() == [1000 + k if p.repo in whole else -1 for k, p in enumerate(now)]  # the standby's bytes
         # A day later every date differs: nothing is held.
         got.since[:] = np.datetime64(today + timedelta(days=1), "D")
         assert not reuse.held(got, standby, manifest).any()

@@ -33,15 +33,15 @@ def json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def write_json(path: Path, data: Any) -> None:
-    write_text(path, json_text(data))
+def write_json(path: Path, data: Any) -> int:
+    return write_text(path, json_text(data))
 
 
-def write_text(path: Path, text: str) -> None:
+def write_text(path: Path, text: str) -> int:
     """`text` into a new file at `path`, its folder made only when missing: asking first cost 10-20 µs
     a file, four files a project, where most folders are there already. A file already there is
     replaced, never written through: the site's two generations share files as hard links, and
-    writing into one would change the live site's copy too."""
+    writing into one would change the live site's copy too. Returns the file's bytes."""
     try:
         f = open(path, "x", encoding="utf-8")
     except FileNotFoundError:
@@ -52,6 +52,7 @@ def write_text(path: Path, text: str) -> None:
         f = open(path, "x", encoding="utf-8")
     with f:
         f.write(text)
+    return len(text) if text.isascii() else len(text.encode("utf-8"))  # an ASCII string knows it is one: no encoding
 
 
 def _round(x: float | None, n: int = 1) -> float | None:
@@ -270,12 +271,11 @@ def _schemas() -> dict[str, dict[str, Any]]:
     }
 
 
-def write_project(out: Path, p: Project, site: SiteData, as_of: date | None = None) -> None:
-    """A project's record, Shields endpoint and badge (its PRs loaded)."""
+def write_project(out: Path, p: Project, site: SiteData, as_of: date | None = None) -> int:
+    """A project's record, Shields endpoint and badge (its PRs loaded); returns their bytes."""
     files = project_files(p.repo)
-    write_json(out / files.record, project_json(p, site, as_of))
-    write_json(out / files.shields, shields_json(p))
-    write_text(out / files.badge, badge_svg(p))
+    return (write_json(out / files.record, project_json(p, site, as_of)) + write_json(out / files.shields, shields_json(p))
+            + write_text(out / files.badge, badge_svg(p)))
 
 
 def write_listed(path: Path, listed: Listed) -> None:

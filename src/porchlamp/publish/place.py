@@ -10,6 +10,7 @@ are a full write's), their record the previous one with its place keys set again
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -83,11 +84,12 @@ def splice_record(old: str, p: Project, site: SiteData, now: date) -> str:
 
 
 def write_placed(env: Environment, common: dict[str, Any], site: SiteData, previous_dir: Path, out: Path,
-                 was: dict[str, date], before: Callable[[], None] | None = None) -> list[str]:
+                 was: dict[str, date], before: Callable[[], None] | None = None) -> tuple[list[str], dict[str, int]]:
     """Each project of `was` (its previous site's date) given its new place from the previous site's
     files, written under `out` (`before` called before each); returns the projects whose previous
-    page was not the template's, for the caller to write whole."""
+    page was not the template's, for the caller to write whole, and the bytes of the others' files."""
     whole = []
+    sizes: dict[str, int] = {}
     linked: list[str] = []
     previous = site.changes.previous if site.changes else None
     for p in site.placed(was):
@@ -100,8 +102,8 @@ def write_placed(env: Environment, common: dict[str, Any], site: SiteData, previ
             whole.append(p.repo)
             continue
         record = splice_record((previous_dir / files.record).read_text(encoding="utf-8"), p, site, site.as_of)
-        for rel, text in ((files.page, page), (files.record, record)):
-            api.write_text(out / rel, text)
+        sizes[p.repo] = (api.write_text(out / files.page, page) + api.write_text(out / files.record, record)
+                         + sum(os.stat(previous_dir / rel).st_size for rel in (files.shields, files.badge)))
         linked += (files.shields, files.badge)
     link_files(previous_dir, out, linked)  # in one call: each folder made once
-    return whole
+    return whole, sizes

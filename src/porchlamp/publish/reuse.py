@@ -30,9 +30,12 @@ from porchlamp.publish.data import Project, SiteData, project_files
 from porchlamp.publish.listing import Listing
 
 MANIFEST = Path("data") / "v1" / "pages.parquet"
-MANIFEST_VERSION = 3  # 3: a Parquet table, digests as 16 bytes; 2: digests of a project's own rows kept apart from its place's
+# 4: each project's files' bytes; 3: a Parquet table, digests as 16 bytes; 2: digests of a project's own rows kept
+# apart from its place's
+MANIFEST_VERSION = 4
 DIGEST = pa.binary(16)
-MANIFEST_SCHEMA = pa.schema([("repo", pa.string()), ("key", DIGEST), ("own", DIGEST), ("since", pa.date32())])
+MANIFEST_SCHEMA = pa.schema([("repo", pa.string()), ("key", DIGEST), ("own", DIGEST), ("since", pa.date32()),
+                             ("bytes", pa.int64())])
 _META = b"porchlamp"
 # Names looked up a slice at a time (a list of them costs ~60 bytes each while it lives).
 SLICE = 4096
@@ -77,7 +80,7 @@ def _digest(text: str) -> bytes:
 @dataclass(frozen=True)
 class Manifest:
     """A generation's manifest as columns (`MANIFEST_SCHEMA`: each project's digest of all its files
-    are made from, of its own rows, and the snapshot its files show) and the `site_basis` it was
+    are made from, of its own rows, the snapshot its files show, and their bytes) and the `site_basis` it was
     written under; empty (basis None) when the generation has none, or one this code cannot read."""
     table: pa.Table
     basis: str | None
@@ -118,7 +121,9 @@ class Plan:
     """Each project's digests (`key`: of all its files are made from; `own`: of its own rows) and the
     snapshot its files show (`since`), in the site's project order (position i is `site.projects[i]`);
     which of them the previous site holds (`reuse`), and which it holds but for their place
-    (`placed`, with the date their files show there, `shown`)."""
+    (`placed`, with the date their files show there, `shown`); the bytes of each project's files
+    (`size`), -1 until they are known: from a manifest for the files it holds, from the writing for
+    the others."""
     repos: pa.Array
     key: pa.Array
     own: pa.Array
@@ -126,6 +131,7 @@ class Plan:
     reuse: np.ndarray
     placed: np.ndarray
     shown: np.ndarray
+    size: np.ndarray
     basis: str = ""  # `site_basis`: the code (and so the files a project has) its generation is written by
 
     def since_at(self, i: int) -> date:
@@ -136,7 +142,8 @@ class Plan:
 
     def write_manifest(self, site_dir: Path) -> None:
         """The plan as `site_dir`'s manifest (`read_manifest`), in the site's project order."""
-        table = pa.table([self.repos, self.key, self.own, pa.array(self.since, pa.date32())], schema=MANIFEST_SCHEMA)
+        table = pa.table([self.repos, self.key, self.own, pa.array(self.since, pa.date32()), pa.array(self.size, pa.int64())],
+                         schema=MANIFEST_SCHEMA)
         meta = {_META: json.dumps({"version": MANIFEST_VERSION, "basis": self.basis}).encode("utf-8")}
         path = site_dir / MANIFEST
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -171,6 +178,11 @@ def _dates(manifest: Manifest, at: pa.Array, missing: date) -> np.ndarray:
     return pc.fill_null(manifest.column("since").take(at), missing).to_numpy(zero_copy_only=False).astype("datetime64[D]")
 
 
+def _sizes(manifest: Manifest, at: pa.Array) -> np.ndarray:
+    """`manifest`'s bytes at `at` (`_lookup`'s positions), -1 where a name is not there."""
+    return pc.fill_null(manifest.column("bytes").take(at), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
 def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = False) -> Plan:
     """Digest every project; one whose digest is the previous site's keeps that site's date, and
     (unless `full`) its files when all of them are still there; one whose own digest is, its files
@@ -187,6 +199,7 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
     today = np.datetime64(site.as_of, "D")
     since = np.full(n, today)
     reuse, placed = np.zeros(n, bool), np.zeros(n, bool)
+    size = np.full(n, -1, np.int64)
     before = read_manifest(previous_dir) if previous_dir is not None else _no_manifest()
     if len(before):
         at, found = _lookup(repos, before)
@@ -200,14 +213,16 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
             for i, whole in _whole_at(previous_dir, repos, np.flatnonzero(same | own_held)):
                 if whole:
                     reuse[i], placed[i] = same[i], own_held[i]
+            size[reuse] = _sizes(before, at)[reuse]  # linked: the same files
     else:
         shown = since.copy()
-    return Plan(repos, key_col, own_col, since, reuse, placed, shown, basis=basis)
+    return Plan(repos, key_col, own_col, since, reuse, placed, shown, size, basis=basis)
 
 
 def held(plan: Plan, site_dir: Path, before: Manifest) -> np.ndarray:
     """Which of the plan's projects `site_dir` already holds as the plan would write them: the same
-    digest and date in its manifest (`before`), and every file there."""
+    digest and date in its manifest (`before`), and every file there. Their bytes (`before`'s) go
+    into the plan's `size`."""
     out = np.zeros(len(plan.repos), bool)
     if not len(before):
         return out
@@ -215,6 +230,7 @@ def held(plan: Plan, site_dir: Path, before: Manifest) -> np.ndarray:
     same = found & (_dates(before, at, date.min) == plan.since) & _same(before, "key", at, plan.key)
     for i, whole in _whole_at(site_dir, plan.repos, np.flatnonzero(same)):
         out[i] = whole
+    plan.size[out] = _sizes(before, at)[out]
     return out
 
 
