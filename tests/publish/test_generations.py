@@ -116,7 +116,7 @@ def test_a_days_size_lists_no_project_folder(days: dict[str, Any], tmp_path: Pat
     for site in days["sites"]:  # the third keeps files the standby holds, the second links the live site's
         listed.clear()
         assert publish(site, out).bytes == tree_bytes(out)
-        assert listed and not [r for r in listed if any(f"/{tree}/" in r + "/" for tree in PROJECT_TREES)]
+        assert listed and not [r for r in listed if any(f"/{folder}/" in r + "/" for folder in PROJECT_TREES)]
     # A manifest this code cannot read leaves the linked projects' bytes unknown: all is listed then.
     size = site_mod._site_bytes(out, np.array([5, -1]))
     assert size == tree_bytes(out) and any("/projects/" in r for r in listed)
