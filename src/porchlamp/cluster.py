@@ -100,7 +100,7 @@ def _judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, te
     settings, rules = _settings(settings_json)
     reused = 0
     accounts = read_accounts(shard_dir, shard)
-    digests, held, left_out = read_prs(shard_dir, shard, earlier=was is not None)
+    digests, held, set_aside = read_prs(shard_dir, shard, earlier=was is not None)
     kept = kept_verdicts(read_verdict_rows(shard_dir, shard)) if was is not None else {}
     was_end = window(was, settings)[1] if was is not None else None
     end = window(as_of, settings)[1]
@@ -114,7 +114,7 @@ def _judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, te
     # A PR whose maintainers' acts stand is kept unless its author's standing or the maintainers
     # changed: its timeline rows become items only then (or were not exported at all).
     for data in read_shard(shard_dir, shard, skip=skip, later={n: e.acts.keys() for n, e in earlier.items() if e.acts},
-                           left_out=left_out):
+                           kept=set_aside):
         name = data.repo.name_with_owner
         before = kept.get(name, {})
         try:

@@ -136,6 +136,19 @@ class PullRequest(NamedTuple):
         return f"https://github.com/{self.repo}/pull/{self.number}"
 
 
+class KeptPull(NamedTuple):
+    """A PR whose earlier verdict a day expects to keep, as the shard export gives it: only what judging
+    reads of a PR whose verdict stands (its number and author, when it was opened and merged). Any
+    other field is not there: code that reads one for such a PR fails loudly rather than reading a
+    blank. Its fields are read by name as a PullRequest's are (only `repo` and `number` are in the same
+    places: the store's order sorts both kinds together)."""
+    repo: str
+    number: int
+    author: str | None
+    created_at: datetime
+    merged_at: datetime | None
+
+
 class TimelineItem(NamedTuple):
     node_id: str
     repo: str
@@ -185,7 +198,8 @@ class RepoData:
 
     repo: Repository
     community: CommunityFiles
-    pulls: tuple[PullRequest, ...] = ()
+    # In number order; a day's PR whose verdict it expects to keep may be a KeptPull.
+    pulls: tuple[PullRequest | KeptPull, ...] = ()
     timeline: Mapping[int, tuple[TimelineItem, ...]] = field(default_factory=dict)  # by PR number
     commits: tuple[Commit, ...] = ()
     issues: tuple[Issue, ...] = ()

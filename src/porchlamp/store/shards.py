@@ -4,7 +4,7 @@ store, read back as RepoData by whoever evaluates a shard (this process or a wor
 A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet` for every repository table,
 `<dir>/accounts/shard=<k>/` for the accounts that opened the shard's PRs (all evaluation asks of accounts),
 and `<dir>/prs/shard=<k>/` for each PR's digest of its rows, whether its earlier verdict stands, and whether
-its timeline rows and text were left out;
+it was set aside (its pull and timeline rows left out: its number, author and times are written there instead);
 on a day that may keep earlier verdicts, `<dir>/verdicts/shard=<k>/` for those of the PRs to judge.
 """
 
@@ -14,6 +14,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
+from operator import itemgetter
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -24,7 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from porchlamp.columns import pydict, pylist
-from porchlamp.models import RepoData, TimelineItem, builder, is_named_tuple
+from porchlamp.models import KeptPull, RepoData, TimelineItem, builder, is_named_tuple
 from porchlamp.store.db import (
     _LIST_COLUMNS,
     _REPO_TABLES,
@@ -115,17 +116,18 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
                 # written only then, by a second round (`LeftOut`).
                 aside = f" AND NOT EXISTS (SELECT 1 FROM {prs} a WHERE a.aside AND a.repo = t.repo AND a.number = t.number)"
             elif table == "pulls":
-                # Nor is its text: judging it asks for its timeline rows first, and so goes to that
-                # second round; kept, its row is read for its number, author and times alone.
-                cols = ", ".join(f"CASE WHEN t.aside THEN '' ELSE t.{c} END AS {c}" if c in ASIDE_TEXT else f"t.{c}"
-                                 for c in _columns(MODEL_OF_TABLE[table]))
-                source = f"(SELECT p.*, coalesce(a.aside, false) AS aside FROM pulls p LEFT JOIN {prs} a USING (repo, number)) t"
+                # Nor is its row: judging it asks for its timeline rows first, and so goes to that
+                # second round; kept, it is read for its number, author and times alone, which
+                # the `prs` file carries (`KeptPull`).
+                aside = f" AND NOT EXISTS (SELECT 1 FROM {prs} a WHERE a.aside AND a.repo = t.repo AND a.number = t.number)"
             # Unsorted: a reader sorts its own shard (`_read`), so the export never sorts the whole table.
             store.conn.execute(
                 f"COPY (SELECT {cols}, s.shard FROM {source} JOIN _shard_of s ON t.{key} = s.repo WHERE t.{key} BETWEEN ? AND ?{aside}) "
                 f"TO '{_sql_path(out / table)}' {_BY_SHARD}", span)
+        kept = ", ".join(f"t.{c}" for c in KeptPull._fields[2:])
         store.conn.execute(
-            f"COPY (SELECT p.repo, p.number, p.rows, p.held, p.aside, s.shard FROM {prs} p JOIN _shard_of s ON p.repo = s.repo "
+            f"COPY (SELECT p.repo, p.number, p.rows, p.held, p.aside, {kept}, s.shard FROM {prs} p JOIN _shard_of s ON p.repo = s.repo "
+            f"LEFT JOIN pulls t ON p.aside AND t.repo = p.repo AND t.number = p.number "
             f"WHERE p.repo BETWEEN ? AND ?) TO '{_sql_path(out / 'prs')}' {_BY_SHARD}", span)
         # Only the accounts a shard's PRs were opened by: a worker's memory must not grow with every
         # account of the snapshot (about 18 per repository).
@@ -135,9 +137,6 @@ def _export_group(store: Store, out: Path, shards: Sequence[Sequence[str]], firs
             f"JOIN _shard_of s ON p.repo = s.repo WHERE p.repo BETWEEN ? AND ?) x ON t.login = x.author) "
             f"TO '{_sql_path(out / 'accounts')}' {_BY_SHARD}", span)
 
-
-# The columns of a PR set aside that the export leaves empty: read only when it is judged anew.
-ASIDE_TEXT = frozenset({"title", "body", "node_id"})
 
 # Every export writes `<dir>/<table>/shard=<k>/` from a query with a `shard` column.
 _BY_SHARD = "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)"
@@ -175,17 +174,19 @@ def read_verdict_rows(shard_dir: str | Path, shard: int) -> pa.Table | None:
 class PRs(NamedTuple):
     """One shard's PRs as `read_prs` gives them, each by repository: the digest of its rows by number
     (of every PR but those `held`: a held PR's rows are its earlier verdict's); the PRs whose earlier
-    verdict is held (`inputs.pr_rows`); those whose timeline rows the export left out."""
+    verdict is held (`inputs.pr_rows`); those the export set aside (their pull and timeline rows
+    left out), in number order, as what judging reads of a PR whose verdict it keeps."""
 
     digests: dict[str, dict[int, str]]
     held: dict[str, frozenset[int]]
-    left_out: dict[str, frozenset[int]]
+    aside: dict[str, list[KeptPull]]
 
 
 def read_prs(shard_dir: str | Path, shard: int, earlier: bool = True) -> PRs:
-    """One shard's PRs (see PRs). Of nearly every PR a day keeps, only its number becomes a value.
-    Without `earlier` (the task has no earlier verdicts to keep), none is held: every digest is read."""
-    data = _read(Path(shard_dir), "prs", shard, ["repo", "number", "rows", "held", "aside"], ordered=False)
+    """One shard's PRs (see PRs). Of nearly every PR a day keeps, only its number, author and times
+    become values. Without `earlier` (the task has no earlier verdicts to keep), none is held: every
+    digest is read."""
+    data = _read(Path(shard_dir), "prs", shard, ["repo", "number", "rows", "held", "aside", *KeptPull._fields[2:]], ordered=False)
     if data is None:
         return PRs({}, {}, {})
     judged = data.filter(pc.invert(data["held"])) if earlier else data
@@ -193,7 +194,12 @@ def read_prs(shard_dir: str | Path, shard: int, earlier: bool = True) -> PRs:
     for repo, number, rows in zip(*(pylist(judged.column(c)) for c in ("repo", "number", "rows"))):
         digests.setdefault(repo, {})[number] = rows
     held = _numbers_by_repo(data.filter(data["held"])) if earlier else {}
-    return PRs(digests, held, _numbers_by_repo(data.filter(data["aside"])))
+    aside: dict[str, list[KeptPull]] = {}
+    rows = data.filter(data["aside"]).select(list(KeptPull._fields)).sort_by([("repo", "ascending"), ("number", "ascending")])
+    new = tuple.__new__  # made from its row in C
+    for row in zip(*(pylist(rows.column(c)) for c in KeptPull._fields)):
+        aside.setdefault(row[0], []).append(new(KeptPull, row))
+    return PRs(digests, held, aside)
 
 
 def _numbers_by_repo(rows: pa.Table) -> dict[str, frozenset[int]]:
@@ -240,12 +246,12 @@ def _records(table: pa.Table | None, model: type, columns: list[str]) -> list[An
 
 def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozenset(),
                later: Mapping[str, Collection[int]] | None = None,
-               left_out: Mapping[str, frozenset[int]] | None = None) -> Iterator[RepoData]:
+               kept: Mapping[str, Sequence[KeptPull]] | None = None) -> Iterator[RepoData]:
     """The repositories of one shard with their rows, in name order, as `Store.iter_repo_data` gives
     them; `skip`: repositories left out (their rows never become objects); `later`: by repository,
     PRs whose timeline rows become items only if evaluation asks for them (`LazyTimeline`);
-    `left_out`: by repository, PRs whose timeline rows the export did not write (asking for one
-    raises `LeftOut`)."""
+    `kept`: by repository, the PRs the export set aside (`read_prs`), among its pulls as given there
+    (asking for their timeline rows raises `LeftOut`)."""
     root = Path(shard_dir)
     names_out = _names(skip)
     rows: dict[str, dict[str, list[Any]]] = {}
@@ -271,12 +277,20 @@ def read_shard(shard_dir: str | Path, shard: int, skip: frozenset[str] = frozens
     none: frozenset[int] = frozenset()
     for repo in _records(_read(root, "repositories", shard, cols, skip=names_out), model, cols):
         name = repo.name_with_owner
-        data = repo_data(repo, {t: by_repo.get(name, []) for t, by_repo in rows.items()})
+        parts = {t: by_repo.get(name, []) for t, by_repo in rows.items()}
+        gone = none
+        if kept and (set_aside := kept.get(name)):
+            # Both kinds in the store's order, by number: judging walks a repository's PRs in it.
+            parts["pulls"] = sorted([*parts["pulls"], *set_aside], key=_NUMBER)
+            gone = frozenset(p.number for p in set_aside)
+        data = repo_data(repo, parts)
         lazy = frozenset(later.get(name, ())) if later else none
-        gone = left_out.get(name, none) if left_out else none
         if lazy or gone:
             data = replace(data, timeline=LazyTimeline(dict(data.timeline), lazy | gone, partial(_load, aside, name, gone)))
         yield data
+
+
+_NUMBER = itemgetter(1)  # a PullRequest's number and a KeptPull's
 
 
 class LeftOut(Exception):
