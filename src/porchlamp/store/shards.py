@@ -73,8 +73,8 @@ def export_shards(store: Store, out_dir: str | Path, shards: Sequence[Sequence[s
     """Write each repository table as Parquet partitioned by shard number, each shard's PR
     authors' accounts, and the table `prs` (`inputs.pr_rows`, made for every repository of `shards`
     if not given: each PR's digest, whether its earlier verdict is held, and whether it is set aside)
-    under `out_dir`: one scan per table for every SHARDS_PER_COPY shards. The timeline rows of the
-    PRs set aside are not written."""
+    under `out_dir`: one scan per table for every SHARDS_PER_COPY shards. The pull and timeline rows
+    of the PRs set aside are not written: `prs` carries their number, author and times (`KeptPull`)."""
     from porchlamp.store.inputs import pr_rows
 
     prs = prs or pr_rows(store, [r for s in shards for r in s])
