@@ -87,23 +87,29 @@ def write_placed(env: Environment, common: dict[str, Any], site: SiteData, previ
                  was: dict[str, date], before: Callable[[], None] | None = None) -> tuple[list[str], dict[str, int]]:
     """Each project of `was` (its previous site's date) given its new place from the previous site's
     files, written under `out` (`before` called before each); returns the projects whose previous
-    page was not the template's, for the caller to write whole, and the bytes of the others' files."""
+    page was not the template's, or of which a file was gone, for the caller to write whole, and the
+    bytes of the others' files."""
     whole = []
     sizes: dict[str, int] = {}
-    linked: list[str] = []
+    made: set[Path] = set()  # folders made, across projects
     previous = site.changes.previous if site.changes else None
     for p in site.placed(was):
         if before:
             before()
         files = project_files(p.repo)
-        page = splice_page((previous_dir / files.page).read_text(encoding="utf-8"), place_parts(env, p, common, previous),
-                           was[p.repo], site.as_of)
+        try:
+            page = splice_page((previous_dir / files.page).read_text(encoding="utf-8"), place_parts(env, p, common, previous),
+                               was[p.repo], site.as_of)
+            if page is not None:
+                record = splice_record((previous_dir / files.record).read_text(encoding="utf-8"), p, site, site.as_of)
+                linked = sum(os.stat(previous_dir / rel).st_size for rel in (files.shields, files.badge))
+        except FileNotFoundError:  # gone since the previous site's manifest was written: the plan did not ask the disk
+            page = None
         if page is None:
             whole.append(p.repo)
             continue
-        record = splice_record((previous_dir / files.record).read_text(encoding="utf-8"), p, site, site.as_of)
-        sizes[p.repo] = (api.write_text(out / files.page, page) + api.write_text(out / files.record, record)
-                         + sum(os.stat(previous_dir / rel).st_size for rel in (files.shields, files.badge)))
-        linked += (files.shields, files.badge)
-    link_files(previous_dir, out, linked)  # in one call: each folder made once
+        sizes[p.repo] = api.write_text(out / files.page, page) + api.write_text(out / files.record, record) + linked
+        if link_files(previous_dir, out, (files.shields, files.badge), made):
+            whole.append(p.repo)
+            del sizes[p.repo]
     return whole, sizes

@@ -185,8 +185,10 @@ def _sizes(manifest: Manifest, at: pa.Array) -> np.ndarray:
 
 def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = False) -> Plan:
     """Digest every project; one whose digest is the previous site's keeps that site's date, and
-    (unless `full`) its files when all of them are still there; one whose own digest is, its files
-    but for their place."""
+    (unless `full`) its files; one whose own digest is, its files but for their place. The previous
+    site's manifest is its word for what it holds: a generation has one only once it is complete, so
+    the disk is not asked (four files a project, seconds where it must be read); a file gone since is
+    found where it is linked or read, and its project written whole (`link_files`, `place`)."""
     own_buf, key_buf = bytearray(), bytearray()
     for p in site.projects:
         own = project_key(p, site, basis)
@@ -210,9 +212,7 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
         own_held = found & ~same & _same(before, "own", at, own_col)
         since[same] = shown[same]
         if not full and previous_dir is not None:
-            for i, whole in _whole_at(previous_dir, repos, np.flatnonzero(same | own_held)):
-                if whole:
-                    reuse[i], placed[i] = same[i], own_held[i]
+            reuse, placed = same, own_held
             size[reuse] = _sizes(before, at)[reuse]  # linked: the same files
     else:
         shown = since.copy()
@@ -221,15 +221,13 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
 
 def held(plan: Plan, site_dir: Path, before: Manifest) -> np.ndarray:
     """Which of the plan's projects `site_dir` already holds as the plan would write them: the same
-    digest and date in its manifest (`before`), and every file there. Their bytes (`before`'s) go
-    into the plan's `size`."""
-    out = np.zeros(len(plan.repos), bool)
+    digest and date in its manifest (`before`), which a generation has only once it is complete (a
+    publish removes it before changing anything there), so the disk is not asked. Their bytes
+    (`before`'s) go into the plan's `size`."""
     if not len(before):
-        return out
+        return np.zeros(len(plan.repos), bool)
     at, found = _lookup(plan.repos, before)
-    same = found & (_dates(before, at, date.min) == plan.since) & _same(before, "key", at, plan.key)
-    for i, whole in _whole_at(site_dir, plan.repos, np.flatnonzero(same)):
-        out[i] = whole
+    out = found & (_dates(before, at, date.min) == plan.since) & _same(before, "key", at, plan.key)
     plan.size[out] = _sizes(before, at)[out]
     return out
 
@@ -277,26 +275,20 @@ def _named(names: pa.Array, positions: np.ndarray) -> Iterator[tuple[int, str]]:
         yield from zip(part.tolist(), names.take(pa.array(part)).to_pylist())
 
 
-def _whole_at(site_dir: Path, repos: pa.Array, positions: np.ndarray) -> Iterator[tuple[int, bool]]:
-    """For each of `positions`, whether `site_dir` holds every file of the project there."""
-    for i, repo in _named(repos, positions):
-        yield i, _whole(site_dir, repo)
-
-
-def _whole(site_dir: Path, repo: str) -> bool:
-    root = str(site_dir)  # asked of every project twice a publish: strings, not path objects
-    return all(os.path.isfile(os.path.join(root, f)) for f in project_files(repo))
-
-
-def carry_files(repos: Iterable[str], source: Path, target: Path) -> None:
+def carry_files(repos: Iterable[str], source: Path, target: Path) -> list[str]:
     """Link (or, where the disk cannot, copy) each project's files from the previous site into the
-    new one: unchanged files keep their bytes and their modification time."""
-    link_files(source, target, (rel for repo in repos for rel in project_files(repo)))
-
-
-def link_files(source: Path, target: Path, rels: Iterable[str]) -> None:
-    """Each of `rels` linked (or copied) from `source` to `target`."""
+    new one: unchanged files keep their bytes and their modification time. Returns the projects of
+    which a file was not there, for the caller to write whole."""
     made: set[Path] = set()
+    return [repo for repo in repos if link_files(source, target, project_files(repo), made)]
+
+
+def link_files(source: Path, target: Path, rels: Iterable[str], made: set[Path] | None = None) -> list[str]:
+    """Each of `rels` linked (or copied) from `source` to `target`, the folders in `made` (and those
+    it makes, added to it) taken as there; returns those not in `source`. A file linked is replaced
+    when written again, never written through (`api.write_text`)."""
+    made = set() if made is None else made
+    missing = []
     for rel in rels:
         dest = target / rel
         if dest.parent not in made:
@@ -304,16 +296,23 @@ def link_files(source: Path, target: Path, rels: Iterable[str]) -> None:
             if len(made) >= SLICE:  # files come a folder after another: the last few folders are enough
                 made.clear()
             made.add(dest.parent)
-        _link(source / rel, dest)
+        try:
+            _link(source / rel, dest)
+        except FileNotFoundError:
+            missing.append(rel)
+    return missing
 
 
 def _link(source: Path, dest: Path) -> None:
     """`source` linked at `dest`, or copied where the disk cannot link. A file there already is
-    replaced: a part run again because its worker died finds what it linked or wrote before."""
+    replaced: a part run again because its worker died finds what it linked or wrote before. A
+    `source` not there raises FileNotFoundError."""
     try:
         os.link(source, dest)
     except FileExistsError:
         dest.unlink()
         _link(source, dest)
+    except FileNotFoundError:
+        raise
     except OSError:
         shutil.copy2(source, dest)

@@ -377,9 +377,14 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
     done = plan.reuse | kept
     placed = plan.placed & ~done if previous is not None else np.zeros(len(done), bool)
 
+    gone: list[int] = []  # linked projects of which a file was not in the previous site after all
+
     def carry() -> None:
         if previous is not None:
-            reuse.carry_files(reuse.names_at(plan.repos, np.flatnonzero(plan.reuse & ~kept)), previous, out)
+            at = np.flatnonzero(plan.reuse & ~kept)
+            missing = set(reuse.carry_files(reuse.names_at(plan.repos, at), previous, out))
+            if missing:
+                gone.extend(i for i, name in zip(at.tolist(), reuse.names_at(plan.repos, at)) if name in missing)
 
     finished = int(done.sum())
     if progress and finished:
@@ -395,6 +400,11 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
     else:
         carry()
         written, given = _write_in_parts(site, out, todo, plan, issues_url, site_url, progress, 0, placed, previous, run=run)
+    if gone:
+        # Written whole here, with the date they had (their pages were counted as done).
+        plan.reuse[gone] = False
+        listed = site.projects.view(pa.array(gone)) if isinstance(site.projects, Listing) else (site.projects[i] for i in gone)
+        _write_in_parts(site, out, zip(gone, listed), plan, issues_url, site_url, None, 0, np.zeros(len(done), bool), run=run)
     return written + finished, given
 
 
