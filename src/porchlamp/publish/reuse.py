@@ -219,11 +219,11 @@ def plan(site: SiteData, previous_dir: Path | None, basis: str, full: bool = Fal
     return Plan(repos, key_col, own_col, since, reuse, placed, shown, size, basis=basis)
 
 
-def held(plan: Plan, site_dir: Path, before: Manifest) -> np.ndarray:
-    """Which of the plan's projects `site_dir` already holds as the plan would write them: the same
-    digest and date in its manifest (`before`), which a generation has only once it is complete (a
-    publish removes it before changing anything there), so the disk is not asked. Their bytes
-    (`before`'s) go into the plan's `size`."""
+def held(plan: Plan, before: Manifest) -> np.ndarray:
+    """Which of the plan's projects the generation of manifest `before` already holds as the plan
+    would write them: the same digest and date there. A generation has its manifest only once it is
+    complete (a publish removes it before changing anything there), so the disk is not asked. Their
+    bytes (`before`'s) go into the plan's `size`."""
     if not len(before):
         return np.zeros(len(plan.repos), bool)
     at, found = _lookup(plan.repos, before)

@@ -609,7 +609,7 @@ def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, pr
         lap("plan")
         standby = reuse.read_manifest(slots.standby)
         # Kept only from a generation this code wrote: an earlier code may have given a project other files.
-        kept = (reuse.held(plan, slots.standby, standby) if not full and standby.basis == basis
+        kept = (reuse.held(plan, standby) if not full and standby.basis == basis
                 else np.zeros(len(plan.repos), bool))
         # The standby's manifest goes before anything of it changes: a generation has one only once it
         # is complete, so after a crash from here on nothing of it is trusted.
