@@ -195,9 +195,9 @@ def read_prs(shard_dir: str | Path, shard: int, earlier: bool = True) -> PRs:
         digests.setdefault(repo, {})[number] = rows
     held = _numbers_by_repo(data.filter(data["held"])) if earlier else {}
     aside: dict[str, list[KeptPull]] = {}
-    rows = data.filter(data["aside"]).select(list(KeptPull._fields)).sort_by([("repo", "ascending"), ("number", "ascending")])
+    set_aside = data.filter(data["aside"]).select(list(KeptPull._fields)).sort_by([("repo", "ascending"), ("number", "ascending")])
     new = tuple.__new__  # made from its row in C
-    for row in zip(*(pylist(rows.column(c)) for c in KeptPull._fields)):
+    for row in zip(*(pylist(set_aside.column(c)) for c in KeptPull._fields)):
         aside.setdefault(row[0], []).append(new(KeptPull, row))
     return PRs(digests, held, aside)
 
