@@ -1,7 +1,7 @@
 """A day's evaluation and publish on an evaluated store, against doing both in full, in one run.
 
     .venv/bin/python bench/publish_daily.py --store STORE.duckdb [--days 1] [--workers 2] [--work DIR]
-        [--keep] [--evaluated | --evaluate-only]
+        [--keep] [--evaluated | --evaluate-only] [--cold]
 
 The store is copied (never changed). Day one is evaluated and published in full. Then the store is
 moved `--days` later with no new rows (a day on which nobody pushed, commented or opened a PR: only
@@ -11,7 +11,9 @@ carrying what holds and published over the two generations, against a full evalu
 full publish over a copy of the second day's site. Both outputs must be equal (the four result
 tables, and every file of the site byte for byte) or the benchmark stops. Last, the same day is
 published again over itself: what is left when nothing changed. The daily figures with
-real activity come from `bench/collect_cost.py --days 1 --evaluate --publish`.
+real activity come from `bench/collect_cost.py --days 1 --evaluate --publish`. With `--cold`, the
+kernel's caches are dropped before each of the third day's publishes (as root), as a daily run finds
+its site after the evaluation has used the memory: the snapshot is read, and the site met, from the disk.
 Prints one JSON object.
 """
 
@@ -106,11 +108,22 @@ def settle(path: Path, quiet: float = 1.0, limit: float = 120.0) -> float:
     return round(time.perf_counter() - t0, 1)
 
 
-def publish_day(db: Path, when: date, out: Path, full: bool) -> dict[str, Any]:
+def drop_caches() -> None:
+    """Empty the kernel's page, folder and file caches (root only): what comes next reads the disk."""
+    os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError as e:
+        raise SystemExit(f"--cold: cannot drop the kernel's caches ({e}); run as root, or without --cold") from e
+
+
+def publish_day(db: Path, when: date, out: Path, full: bool, cold: bool = False) -> dict[str, Any]:
     # The writes of the steps before are flushed and the disk left to go quiet first: on a slow
     # disk their write-back otherwise lands in whichever publish runs next.
     os.sync()
     waited = settle(out.parent)
+    if cold:
+        drop_caches()
     t = time.perf_counter()
     with Store(db, read_only=True) as s:
         site = load_site_data(s, when)
@@ -140,6 +153,8 @@ def main() -> None:
     ap.add_argument("--evaluated", action="store_true", help="--store already holds the three days evaluated (a day.duckdb "
                     "kept by --keep): publish only")
     ap.add_argument("--evaluate-only", action="store_true", help="evaluate the three days (and the third in full), publish nothing")
+    ap.add_argument("--cold", action="store_true", help="drop the kernel's caches before each of the third day's publishes "
+                    "(needs root): the site and the snapshot read from the disk")
     args = ap.parse_args()
     if args.evaluated and args.evaluate_only:
         ap.error("--evaluated publishes only and --evaluate-only evaluates only: give one of them")
@@ -176,12 +191,12 @@ def main() -> None:
         if not publishing:
             print(json.dumps(report, indent=1))
             return
-        report["publish_full"] = publish_day(db, third, work / "site-full", full=True)
-        report["publish_daily"] = publish_day(db, third, work / "site", full=False)
+        report["publish_full"] = publish_day(db, third, work / "site-full", full=True, cold=args.cold)
+        report["publish_daily"] = publish_day(db, third, work / "site", full=False, cold=args.cold)
         if tree(work / "site") != tree(work / "site-full"):
             raise SystemExit("the day's site differs from the full publish")
         # The same day again: what is left when nothing changed.
-        report["publish_again"] = publish_day(db, third, work / "site", full=False)
+        report["publish_again"] = publish_day(db, third, work / "site", full=False, cold=args.cold)
         report["publish_ratio"] = round(report["publish_daily"]["seconds"] / report["publish_full"]["seconds"], 2)
         print(json.dumps(report, indent=1))
 
