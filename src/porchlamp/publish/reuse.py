@@ -275,12 +275,13 @@ def _named(names: pa.Array, positions: np.ndarray) -> Iterator[tuple[int, str]]:
         yield from zip(part.tolist(), names.take(pa.array(part)).to_pylist())
 
 
-def carry_files(repos: Iterable[str], source: Path, target: Path) -> list[str]:
+def carry_files(repos: Iterable[str], source: Path, target: Path) -> list[int]:
     """Link (or, where the disk cannot, copy) each project's files from the previous site into the
-    new one: unchanged files keep their bytes and their modification time. Returns the projects of
-    which a file was not there, for the caller to write whole."""
+    new one: unchanged files keep their bytes and their modification time. Returns where among
+    `repos` (their places, counted from 0) are the projects of which a file was not there, for the
+    caller to write whole."""
     made: set[Path] = set()
-    return [repo for repo in repos if link_files(source, target, project_files(repo), made)]
+    return [k for k, repo in enumerate(repos) if link_files(source, target, project_files(repo), made)]
 
 
 def link_files(source: Path, target: Path, rels: Iterable[str], made: set[Path] | None = None) -> list[str]:

@@ -382,9 +382,7 @@ def write_projects(site: SiteData, out: Path, plan: reuse.Plan, previous: Path |
     def carry() -> None:
         if previous is not None:
             at = np.flatnonzero(plan.reuse & ~kept)
-            missing = set(reuse.carry_files(reuse.names_at(plan.repos, at), previous, out))
-            if missing:
-                gone.extend(i for i, name in zip(at.tolist(), reuse.names_at(plan.repos, at)) if name in missing)
+            gone.extend(at[reuse.carry_files(reuse.names_at(plan.repos, at), previous, out)].tolist())
 
     finished = int(done.sum())
     if progress and finished:
