@@ -143,6 +143,29 @@ def test_a_day_whose_template_index_moved_judges_the_prs_left_out_from_all_their
         assert got[table] == rows, table
 
 
+def test_a_day_on_which_only_the_window_moved_reads_no_comment_for_sightings(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every repository judged again on such a day has its template sightings kept: no shard task
+    is sent to read comments that it would skip, and the day still keeps the earlier verdicts."""
+    import porchlamp.cluster as cluster_mod
+
+    day = date(2026, 10, 16)
+    sighted: list[int] = []
+    with Store(store) as s:
+        evaluate_store(s, None, Settings())
+        first = cluster_mod.shard_sightings
+        monkeypatch.setattr(cluster_mod, "shard_sightings", lambda where, k, *rest: sighted.append(k) or first(where, k, *rest))
+        s.set_meta("collected_as_of", day.isoformat())
+        summary = evaluate_store(s, day, Settings())
+        none = list(sighted)
+        s.mark_collected(date(2026, 10, 17))
+        s.conn.execute("UPDATE timeline SET body = body || ' (edited)' WHERE (repo, number, created_at) = "
+                       "(SELECT (repo, number, created_at) FROM timeline WHERE kind = 'comment' ORDER BY ALL LIMIT 1)")
+        evaluate_store(s, date(2026, 10, 17), Settings())
+    assert summary.reused_prs > 0 and summary.carried > 0 and none == []
+    assert sighted  # a comment changed: its repository's shard is read
+
+
 def test_pr_verdicts_read_back_from_their_rows_are_the_verdicts_judged(store300: Path) -> None:
     """A day keeps earlier verdicts by reading their stored rows (`kept_verdicts`): each read back is
     the verdict judged, field for field (its response too, and none where it had none), of the same

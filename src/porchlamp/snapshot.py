@@ -223,7 +223,13 @@ def _evaluate_store(store: Store, as_of: date | None, settings: Settings, progre
             where, ks, plan_of = _export(store, space, first, runner.workers, plan, ends)
             lap("export")
             fresh: list[SightingTables] = []
-            for part in runner.map(shard_sightings, where, ks, text, runner.share(known), runner.share(plan.only)):
+            # A task reads its shard's comments but those of known repositories: a shard whose every
+            # one is known (all of them, on a day on which only the window moved) is not read.
+            sighted = [k for k, names in zip(ks, plan_of) if any(r not in known for r in names)]
+            tasks: Iterable[SightingTables] = ()
+            if sighted:
+                tasks = runner.map(shard_sightings, where, sighted, text, runner.share(known), runner.share(plan.only))
+            for part in tasks:
                 counter.add_tables(part)
                 fresh.append(part)
                 if progress:
