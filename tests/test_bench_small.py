@@ -103,6 +103,29 @@ def test_bench_judge_day_small(store300: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_bench_day_cpu_small(store300: Path, tmp_path: Path) -> None:
+    """A day after an evaluated one, on two workers: its CPU by step, the workers' apart, and no more
+    CPU than the machine's cores could give in its wall time."""
+    db = tmp_path / "s.duckdb"
+    shutil.copyfile(store300, db)
+    with Store(db) as s:
+        first = evaluate_store(s, None, Settings()).as_of
+        s.mark_collected(first + timedelta(days=1))  # only the window moves
+    res = subprocess.run([sys.executable, str(BENCH / "day_cpu.py"), "--store", str(db), "--day", str(first + timedelta(days=1)),
+                          "--runs", "1", "--workers", "2", "--work", str(tmp_path / "w")], capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-2000:]
+    (run,) = json.loads(res.stdout)["runs"]
+    assert run["kept_prs"] > run["judged_prs"] > 0 and run["carried"] > 0
+    assert run["workers_cpu"] > 0 and run["caller_cpu"] == pytest.approx(sum(v["cpu"] for v in run["steps"].values()), abs=0.05)
+    assert run["steps"]["judge"]["seconds"] > 0 and "export" in run["steps"]
+    assert 0 < run["least_seconds"] <= run["seconds"] + 0.05
+    assert not list((tmp_path / "w").glob("*/day.duckdb"))  # the copy is removed
+    bad = subprocess.run([sys.executable, str(BENCH / "day_cpu.py"), "--store", str(tmp_path / "none.duckdb"), "--day", "2026-10-16"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "is not a store file" in bad.stderr
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind counts the instructions (.ci/run installs it)")
 def test_bench_judge_instructions_small(store300: Path, tmp_path: Path) -> None:
     """A full evaluation's first judging task, its instructions counted: judging takes most of them."""
