@@ -124,30 +124,31 @@ def check(world: Path, db: Path, tmp: Path) -> dict[str, Any]:
             "result_rows": {t: len(v) for t, v in results["collected"].items()}}
 
 
-def evaluate(db: Path, as_of: date, workers: int, reuse: bool) -> dict[str, Any]:
+def evaluate(db: Path, as_of: date, workers: int) -> dict[str, Any]:
     from porchlamp.config import Settings
     from porchlamp.snapshot import evaluate_store
     from porchlamp.store import Store
 
     t0 = time.perf_counter()
     with Store(db) as s:
-        summary = evaluate_store(s, as_of, Settings(), workers=workers, reuse=reuse)
+        summary = evaluate_store(s, as_of, Settings(), workers=workers)
     return {"as_of": as_of.isoformat(), "seconds": round(time.perf_counter() - t0, 1), "repos": summary.repos,
-            "carried": summary.carried, "worker_peak_mb": list(summary.worker_peak_mb), "steps": summary.steps,
-            # PR verdicts kept and judged in the repositories judged again (revisions before them had neither)
-            "kept_pr_verdicts": getattr(summary, "reused_prs", None), "judged_prs": getattr(summary, "judged_prs", None)}
+            "worker_peak_mb": list(summary.worker_peak_mb), "steps": summary.steps}
 
 
 def daily_evaluation(db: Path, when: date, workers: int, tmp: Path) -> dict[str, Any]:
-    """The later day evaluated carrying what holds, and (on a copy) in full: times, and equal rows."""
+    """The later day evaluated after the earlier one (listing the verdicts that held), and on a copy
+    without earlier snapshots: times, and equal rows."""
     import hashlib
 
     from porchlamp.store import Store
 
     whole = tmp / "whole.duckdb"
     shutil.copy(db, whole)
-    full = evaluate(whole, when, workers, reuse=False)
-    carried = evaluate(db, when, workers, reuse=True)
+    with Store(whole) as s:
+        s.delete_snapshots(s.snapshot_dates())
+    full = evaluate(whole, when, workers)
+    carried = evaluate(db, when, workers)
 
     def digest(path: Path) -> dict[str, str]:
         with Store(path, read_only=True) as s:
@@ -156,7 +157,7 @@ def daily_evaluation(db: Path, when: date, workers: int, tmp: Path) -> dict[str,
 
     same = digest(db) == digest(whole)
     if not same:
-        raise SystemExit("the carried evaluation differs from the full one: a bug, not a figure")
+        raise SystemExit("the day's evaluation differs from the one in a store without earlier snapshots: a bug, not a figure")
     return {"full": full, "carried": carried, "carried_over_full_time": round(carried["seconds"] / full["seconds"], 3),
             "equal_rows": same}
 
@@ -230,7 +231,7 @@ def main() -> None:
             if args.keep is not None:
                 shutil.copyfile(db, args.keep / "earlier.duckdb")
             if args.evaluate:
-                report["evaluate_earlier"] = evaluate(db, EARLIER, args.workers, reuse=False)
+                report["evaluate_earlier"] = evaluate(db, EARLIER, args.workers)
             inc = collect(later, db, when, args.concurrency)
             print(json.dumps({"partial": "incremental", **inc}), file=sys.stderr, flush=True)
             if args.keep is not None:

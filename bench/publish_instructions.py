@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -31,9 +32,21 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from judge_instructions import counted  # noqa: E402  (beside this file; imports the `src` above)
-from publish_daily import evaluate, scratch  # noqa: E402
+from publish_daily import evaluate, scratch  # noqa: E402  (beside this file; imports the `src` above)
 from porchlamp.store import Store  # noqa: E402
+
+def counted(child: str, args: list[str], what: str) -> int:
+    """Instructions a Python child (`child`, run with `args`) took, as cachegrind's `I refs`; its strings
+    hashed alike in every run, so that its sets and dicts are walked in one order. Exits saying `what`
+    did not run if it failed."""
+    run = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+                          sys.executable, "-c", child, *args],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    found = re.search(r"I\s+refs:\s+([\d,]+)", run.stderr)
+    if run.returncode != 0 or found is None:
+        sys.exit(f"{Path(sys.argv[0]).stem}: {what} did not run:\n{run.stderr[-3000:]}")
+    return int(found.group(1).replace(",", ""))
+
 
 # Run with the code under test first on the path. argv: code dir, store, projects, where the part
 # and its detail files go.
@@ -112,7 +125,7 @@ def main() -> None:
         if not evaluated:
             if not day:
                 sys.exit(f"publish_instructions: {args.store} holds no snapshot and no collection to evaluate")
-            evaluate(db, date.fromisoformat(day), 1, False)
+            evaluate(db, date.fromisoformat(day), 1)
         counts: list[dict[str, Any]] = []
         first = None
         for k, code in enumerate(args.code):

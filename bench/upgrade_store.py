@@ -44,10 +44,31 @@ print(time.perf_counter() - t, re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/sel
 
 # Each view of a verdict stored once and the two tables it reads, by the schema that made it.
 VIEWS = {12: ("pr_results", *STORED_ONCE["pr_results"]), 13: ("results", *STORED_ONCE["results"])}
+# What schemas 14 (text marks) and 15 (no carried verdicts) changed, undone: the columns and tables
+# they dropped come back empty, the columns they added go.
+UNDO_15_14 = """
+DROP VIEW pr_results;
+DROP VIEW results;
+ALTER TABLE pr_verdicts ADD COLUMN valid_until TIMESTAMP;
+ALTER TABLE pr_verdicts ADD COLUMN inputs VARCHAR;
+ALTER TABLE pr_verdicts ADD COLUMN acts VARCHAR;
+ALTER TABLE pr_verdicts ADD COLUMN rows VARCHAR;
+ALTER TABLE repo_verdicts ADD COLUMN valid_until TIMESTAMP;
+ALTER TABLE repo_verdicts ADD COLUMN inputs VARCHAR;
+ALTER TABLE snapshots ADD COLUMN basis VARCHAR;
+CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
+CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JOIN repo_verdicts v ON v.id = s.id;
+CREATE TABLE template_pr_sighted (repo VARCHAR, number INTEGER, inputs VARCHAR, settings VARCHAR);
+CREATE TABLE template_fingerprints (repo VARCHAR, fp BIGINT, number INTEGER, fast BOOLEAN, actor VARCHAR);
+CREATE TABLE template_comments (repo VARCHAR, number INTEGER, login VARCHAR, n INTEGER);
+""" + "".join(f"ALTER TABLE timeline DROP COLUMN {c};\n" for c in ("m_version", "m_fp", "m_chars", "m_words", "m_curated", "m_redirect")) \
+    + "ALTER TABLE pulls DROP COLUMN m_version;\nALTER TABLE pulls DROP COLUMN m_ai;\n"
+# Columns those older schemas held that no later one does: left out of what must read the same.
+GONE = frozenset({"valid_until", "inputs", "acts", "rows"})
 
 
 def digest(conn: duckdb.DuckDBPyConnection, table: str) -> str:
-    cols = ", ".join(r[0] for r in conn.execute(f"DESCRIBE {table}").fetchall())
+    cols = ", ".join(r[0] for r in conn.execute(f"DESCRIBE {table}").fetchall() if r[0] not in GONE)
     return str(conn.execute(f"SELECT count(*), sum(hash({cols})::HUGEINT) FROM {table}").fetchone())
 
 
@@ -57,8 +78,9 @@ def make_older(path: Path, schema: int, days: int) -> dict[str, int]:
     conn = duckdb.connect(str(path))
     try:
         version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-        if version != max(VIEWS):
-            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from {max(VIEWS)} only")
+        if version != 15:
+            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 15 only")
+        conn.execute(UNDO_15_14)
         whole = [VIEWS[v] for v in sorted(VIEWS) if v > schema]
         last = conn.execute("SELECT max(as_of) FROM snapshots").fetchone()[0]
         conn.execute("DELETE FROM snapshots WHERE as_of <> ?", [last])

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from itertools import count
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from porchlamp.models import Account, Commit, CommunityFiles, Dependents, Issue, PullRequest, RepoData, Repository, TimelineItem
 
@@ -70,38 +72,155 @@ def post(e: Any, query: str, variables: dict[str, Any] | None = None, token: str
     return httpx.post(e.url, json={"query": query, "variables": variables or {}}, headers=headers, timeout=30)
 
 
-def context(d: RepoData, accts: dict[str, Account] | None = None, templates: Any = None, settings: Any = None) -> Any:
-    """The evaluation Context of a hand-built repository, for the window ending at AS_OF."""
+class Response(NamedTuple):
+    kind: str
+    actor: str | None
+    at: datetime
+
+
+class Verdict(NamedTuple):
+    """A stored PR verdict, read as the tests ask of it."""
+
+    repo: str
+    number: int
+    title: str
+    author: str | None
+    author_association: str
+    created_at: datetime
+    clock_start: datetime
+    excluded: str | None
+    outcome: str | None
+    response_kind: str | None
+    response_actor: str | None
+    response_at: datetime | None
+    hours_to_response: float | None
+    decided: bool
+    merged: bool
+    reviewed_by_other: bool
+    reviews: int
+    has_ci: bool | None
+    first_timer: bool | None
+    ai_assisted: bool
+    redirect: str | None
+
+    @property
+    def response(self) -> Response | None:
+        return None if self.response_kind is None else Response(self.response_kind, self.response_actor, self.response_at)  # type: ignore[arg-type]
+
+    @property
+    def outside(self) -> bool:
+        return self.excluded is None
+
+    @property
+    def answered(self) -> bool:
+        return self.outcome == "answered"
+
+
+@dataclass
+class Result:
+    """A stored repository verdict with its evidence and components."""
+
+    row: dict[str, Any]
+    components: dict[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["row"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def evidence(self) -> dict[str, Any]:
+        return json.loads(self.row["evidence"])
+
+
+@dataclass
+class Evaluated:
+    """A snapshot of hand-built repositories, evaluated in a store of their own, as tests read it."""
+
+    prs: list[Verdict]
+    results: dict[str, Result]
+    found: dict[int, str]  # template fingerprint -> how it was found
+    behaviour: dict[str, str]  # login -> why, of accounts that act as bots
+    settings: Any
+    figures: dict[str, Any]  # repo -> what its gates and components count of its PRs (`facts.Figures`)
+
+    def verdicts(self, repo: str = "acme/widget") -> list[Verdict]:
+        return [v for v in self.prs if v.repo == repo]
+
+    def result(self, repo: str = "acme/widget") -> Result:
+        return self.results[repo]
+
+    def maintainers(self, repo: str = "acme/widget") -> dict[str, str]:
+        return json.loads(self.results[repo].row["maintainers"])
+
+    def kind(self, text: str) -> str | None:
+        """How a text is a template in this snapshot ("curated", "automated", "repeated"), or None."""
+        from porchlamp.evaluate.marks import mark_text
+        from porchlamp.evaluate.rules import load_rules
+
+        m = mark_text(text, load_rules(self.settings))
+        if m.curated:
+            return "curated"
+        t = self.settings.templates
+        return self.found.get(m.fp) if m.chars >= t.min_chars and m.words >= t.min_words else None  # type: ignore[arg-type]
+
+
+def evaluated(*repos: RepoData, accts: dict[str, Account] | None = None, settings: Any = None) -> Evaluated:
+    """Hand-built repositories evaluated as a snapshot for AS_OF, by the evaluation a store gets."""
+    import tempfile
+
     from porchlamp.config import Settings
-    from porchlamp.evaluate.engine import window
-    from porchlamp.evaluate.pulls import repo_context
-    from porchlamp.evaluate.rules import load_rules
+    from porchlamp.evaluate.facts import Figures
+    from porchlamp.snapshot import evaluate_store
+    from porchlamp.store import Store
 
     s = settings or Settings()
-    start, end = window(AS_OF, s)
-    return repo_context(d, accts if accts is not None else accounts(), load_rules(s), s, start, end, templates)
+    people = accts if accts is not None else accounts()
+    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "hand.duckdb") as store:
+        for d in repos:
+            store.upsert([d.repo, d.community, *d.pulls, *(i for items in d.timeline.values() for i in items), *d.commits,
+                          *d.issues, *([d.dependents] if d.dependents else [])])
+        store.upsert(people.values())
+        store.mark_collected(AS_OF)
+        evaluate_store(store, AS_OF, s)
+        prs = [Verdict(*r) for r in store.conn.execute(
+            f"SELECT {', '.join(Verdict._fields)} FROM pr_results WHERE as_of = ? ORDER BY repo, number", [AS_OF]).fetchall()]
+        comps: dict[str, dict[str, Any]] = {}
+        for row in store.query("SELECT * FROM component_results WHERE as_of = ?", [AS_OF]):
+            comps.setdefault(row["repo"], {})[row["component"]] = row
+        results = {r["repo"]: Result(r, comps.get(r["repo"], {})) for r in store.query("SELECT * FROM results WHERE as_of = ?", [AS_OF])}
+        found = dict(store.conn.execute("SELECT fp, how FROM j_found").fetchall())
+        behaviour = dict(store.conn.execute("SELECT login, why FROM j_behaviour").fetchall())
+        figures = {r[0]: Figures(*r[1:]) for r in store.conn.execute(f"SELECT repo, {', '.join(Figures._fields)} FROM j_figures").fetchall()}
+    return Evaluated(prs, results, found, behaviour, s, figures)
 
 
-def judged(d: RepoData, accts: dict[str, Account] | None = None, templates: Any = None) -> list[Any]:
-    """PR verdicts of a hand-built repository."""
-    from porchlamp.evaluate.pulls import judge_pulls
+def facts(d: RepoData, figures: Any = None) -> Any:
+    """A hand-built repository as the once-per-repository step reads it, with these PR figures (none by default)."""
+    from porchlamp.evaluate.facts import NO_PRS, RepoFacts
 
-    return judge_pulls(d, context(d, accts, templates))
+    return RepoFacts(d.repo, d.community, d.issues, d.dependents, (), (), figures or NO_PRS, {})
+
+
+def judged(d: RepoData, accts: dict[str, Account] | None = None) -> list[Verdict]:
+    """PR verdicts of a hand-built repository, evaluated alone."""
+    return evaluated(d, accts=accts).verdicts(d.repo.name_with_owner)
+
+
+def maintainers(d: RepoData, accts: dict[str, Account] | None = None) -> dict[str, str]:
+    """A hand-built repository's maintainers (lower-case login -> the first reason found)."""
+    return evaluated(d, accts=accts).maintainers(d.repo.name_with_owner)
 
 
 def verdict_rows(results: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """`results` rows without their two bookkeeping columns (until when the verdict holds, the digest
-    of its rows): two stores holding different rows (a loaded world keeps PRs from before the
-    window, an older store keeps PRs that left it) reach the same verdicts with different bookkeeping."""
-    return [r[:-2] for r in results]
+    """`results` rows as two stores holding different rows for the same verdicts compare them: whole."""
+    return list(results)
 
 
 def pr_verdict_rows(prs: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """`pr_results` rows with only what a verdict says: without whether CI ran (a store keeps what
-    earlier days' CI samples saw; the CI component counts only the day's sample), until when the
-    verdict holds, its key, its maintainers' acts and its rows' digest (from the PR's rows, which two
-    stores may hold differently for the same verdict: an association GitHub computed on another day)."""
-    return [r[:-6] + (r[-3],) for r in prs]
+    earlier days' CI samples saw; the CI component counts only the day's sample)."""
+    return [r[:-2] + (r[-1],) for r in prs]
 
 
 def own_verdict(store: Any, as_of: date, repo: str) -> int:

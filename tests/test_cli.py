@@ -47,9 +47,8 @@ def test_world_to_report(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "on 2 worker processes, each at most" in res.output
     assert json.loads(runner.invoke(app, ["report", "--db", str(db), "--format", "json"]).stdout) == data
-    res = runner.invoke(app, ["evaluate", "--db", str(db), "--full"])  # no earlier day to carry from: the same
-    assert res.exit_code == 0 and "carried" not in res.output, res.output
-    assert json.loads(runner.invoke(app, ["report", "--db", str(db), "--format", "json"]).stdout) == data
+    res = runner.invoke(app, ["evaluate", "--db", str(db), "--full"])  # every evaluation is whole: no such option
+    assert res.exit_code == 2 and "--full" in res.output
 
 
 def test_publish_on_the_workers_of_a_scheduler_writes_the_same_site(tmp_path: Path) -> None:
@@ -115,12 +114,9 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     assert 0 < c["unchanged"] < 40 and c["points"] < first["collected"]["points"] / 2
     assert "a run 1 day after the last costs about" in second["out"]  # the plan, before anything is spent
     assert "verdicts that moved:" in second["out"] and second["previous"] == day0.isoformat()
-    # Repositories with nothing new and no PR across a window boundary keep the day before's verdict.
-    assert 0 < second["carried_verdicts"] <= c["unchanged"]
-    # In the rest, each PR whose rows and standing are unchanged keeps its verdict too.
-    assert second["kept_pr_verdicts"] > second["judged_prs"] > 0
-    assert (f"evaluated 40 repositories ({second['carried_verdicts']} verdicts carried from {day0}, the rest judged again: "
-            f"{second['kept_pr_verdicts']:,} of their PR verdicts kept, {second['judged_prs']:,} PRs judged)") in second["out"]
+    # The day is judged whole; its evaluation says how long each step took.
+    assert second["evaluated_repos"] == 40 and "evaluated 40 repositories; verdicts that moved:" in second["out"]
+    assert second["evaluate_steps"]["judge"] > 0
     assert json.loads((site / "data" / "v1" / "index.json").read_text())["as_of"] == day1.isoformat()
     # The projects whose verdict and figures hold keep yesterday's files, and the site says so.
     kept = second["published"]["projects_kept"]
@@ -130,7 +126,7 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     # Those whose own rows held but whose ranks moved are given only their new ranks, and it says how many.
     placed = second["published"]["projects_placed"]
     assert (f"; {placed} given only their new ranks" in second["out"]) == (placed > 0) and kept + placed <= 40
-    assert set(second["evaluate_steps"]) >= {"digests", "export", "judge", "write_snapshot"}
+    assert set(second["evaluate_steps"]) >= {"marks", "judge", "write_snapshot"}
     assert set(second["published"]["steps"]) == {"plan", "prune", "site_pages", "projects", "dataset", "swap"}
     with Store(db, read_only=True) as s:
         assert s.snapshot_dates() == [day0, day1] and s.get_meta("collected_as_of") == day1.isoformat()

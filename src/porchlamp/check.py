@@ -6,6 +6,7 @@ Ranks need a population, so a checked project gets its scores, tiers and verdict
 
 from __future__ import annotations
 
+import json
 import tempfile
 from dataclasses import dataclass
 from datetime import date
@@ -15,10 +16,7 @@ from typing import Any
 from porchlamp.collect import CollectOptions, Collector, GraphQLClient
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
-from porchlamp.evaluate import evaluate_repo, templates_of
-from porchlamp.evaluate.engine import RepoResult
-from porchlamp.evaluate.ranking import profile_score, scores_of
-from porchlamp.evaluate.rules import load_rules
+from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
 
@@ -28,27 +26,44 @@ class CheckError(PorchlampError):
 
 @dataclass(frozen=True)
 class CheckResult:
-    result: RepoResult
+    verdict: dict[str, Any]
     as_of: date
     points: int
 
     def as_dict(self) -> dict[str, Any]:
-        r = self.result
-        return {
-            "repo": r.repo, "as_of": self.as_of.isoformat(), "status": r.status, "kind": r.kind, "reason": r.reason,
-            "ecosystem": r.ecosystem, "stars": r.stars, "borderline": r.borderline, "review_happens": r.review_happens,
-            "profiles": {k: {"score": v.score, "coverage": v.coverage, "tier": v.tier} for k, v in r.profiles.items()},
-            "components": {k: {"score": c.score, "inputs": c.inputs, "reason": c.reason} for k, c in r.components.items()},
-            "outside_prs": [{"number": v.number, "url": v.url, "author": v.author, "opened": v.created_at.isoformat(),
-                             "outcome": v.outcome, "first_response": v.response.kind if v.response else None,
-                             "responder": v.response.actor if v.response else None} for v in r.outside],
-            "excluded_prs": {k: sum(1 for v in r.prs if v.excluded == k) for k in sorted({v.excluded for v in r.prs if v.excluded})},
-            "points_used": self.points,
-        }
+        return {**self.verdict, "as_of": self.as_of.isoformat(), "points_used": self.points}
+
+
+def _verdict(store: Store, as_of: date, repo: str) -> dict[str, Any]:
+    """The stored snapshot of one repository, as `check` shows it."""
+    r = store.query("SELECT status, kind, reason, ecosystem, stars, borderline, review_happens FROM results "
+                    "WHERE as_of = ? AND repo = ?", [as_of, repo])[0]
+    profiles = store.query("SELECT profile, score, coverage, tier FROM profile_results WHERE as_of = ? AND repo = ? "
+                           "ORDER BY profile", [as_of, repo])
+    components = store.query("SELECT component, score, inputs, reason FROM component_results WHERE as_of = ? AND repo = ? "
+                             "ORDER BY component", [as_of, repo])
+    prs = store.query("SELECT number, author, created_at, excluded, outcome, response_kind, response_actor FROM pr_results "
+                      "WHERE as_of = ? AND repo = ? ORDER BY number", [as_of, repo])
+    excluded: dict[str, int] = {}
+    for v in prs:
+        if v["excluded"]:
+            excluded[v["excluded"]] = excluded.get(v["excluded"], 0) + 1
+    return {
+        "repo": repo, **r,
+        "profiles": {p["profile"]: {"score": p["score"], "coverage": p["coverage"], "tier": p["tier"]} for p in profiles},
+        "components": {c["component"]: {"score": c["score"], "inputs": json.loads(c["inputs"]), "reason": c["reason"]}
+                       for c in components},
+        "outside_prs": [{"number": v["number"], "url": f"https://github.com/{repo}/pull/{v['number']}", "author": v["author"],
+                         "opened": v["created_at"].isoformat(), "outcome": v["outcome"], "first_response": v["response_kind"],
+                         "responder": v["response_actor"]} for v in prs if v["excluded"] is None],
+        "excluded_prs": dict(sorted(excluded.items())),
+    }
 
 
 def check_repo(repo: str, client: GraphQLClient, as_of: date, settings: Settings, dependents_api: str | None = None) -> CheckResult:
-    """Collect one repository into a throwaway store and evaluate it."""
+    """Collect one repository into a throwaway store and evaluate it there, as a snapshot of one.
+    Alone, a repository still shows its own automated templates (the same text within minutes of
+    each PR); texts repeated across other projects need a snapshot."""
     with tempfile.TemporaryDirectory() as tmp:
         with Store(Path(tmp) / "check.duckdb") as store:
             summary = Collector(store, client, CollectOptions(as_of=as_of, window_days=settings.window.days,
@@ -56,13 +71,7 @@ def check_repo(repo: str, client: GraphQLClient, as_of: date, settings: Settings
             if summary.failures:
                 reason = summary.failures[0]["reason"].replace("_", " ")
                 raise CheckError(f"{repo}: {reason} on GitHub (check the name, or whether the token can see it)")
-            data = next(store.iter_repo_data())
-            rules = load_rules(settings)
-            # Alone, a repository still shows its own automated templates (the same text within
-            # minutes of each PR); texts repeated across other projects need a snapshot.
-            result = evaluate_repo(data, store.accounts(), settings, rules, as_of, templates_of([data], settings, rules))
-    if result.components:
-        from dataclasses import replace
-
-        result = replace(result, profiles={p: profile_score(scores_of(result.components), p, settings) for p in settings.profiles})
-    return CheckResult(result, as_of, summary.points)
+            evaluate_store(store, as_of, settings)
+            name = store.repo_names()[0]
+            verdict = _verdict(store, as_of, name)
+    return CheckResult(verdict, as_of, summary.points)

@@ -7,7 +7,6 @@ library's errors into one clear line and a non-zero exit instead of a traceback.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -144,22 +143,17 @@ def load_world_cmd(
 
 
 CONFIG_OPTION = typer.Option(None, "--config", help="A porchlamp.toml with weights and thresholds (default: ./porchlamp.toml if present, else built-in).")
-WORKERS_OPTION = typer.Option(0, "--workers", min=0, max=256, help="Evaluate on a local cluster of this many worker processes; "
-                              "1 evaluates in this process; 0 (default) uses one per core from 1,000 repositories up.")
+WORKERS_OPTION = typer.Option(1, "--workers", min=1, max=256, help="Evaluate on a local cluster of this many worker processes, "
+                              "each judging shards of the snapshot; 1 (default) judges the whole store in this process, "
+                              "which is fastest on one machine.")
 CLUSTER_OPTION = typer.Option(None, "--cluster", help="Evaluate on the workers of the Dask scheduler at this address "
                               "(tcp://host:8786) instead of a local cluster; they must all read --shard-dir.")
 SHARD_DIR_OPTION = typer.Option(None, "--shard-dir", help="Where the snapshot's Parquet shards and partial results go "
                                 "(default: a temporary directory beside the store, removed after). With --cluster, a "
                                 "directory every worker can read and write, such as a shared file system.")
 
-FULL_OPTION = typer.Option(False, "--full", help="Judge every repository again, even those whose rows and window "
-                           "boundaries are unchanged since the latest earlier snapshot (by default their verdicts carry over).")
-
-
-def _carried_line(summary: Any) -> str:
-    return (f"{summary.carried:,} of {summary.repos:,} verdicts carried from {summary.carried_from} "
-            f"(rows unchanged, no PR crossed a window boundary); in the rest, {summary.reused_prs:,} PR verdicts kept "
-            f"and {summary.judged_prs:,} PRs judged again")
+FULL_OPTION = typer.Option(False, "--full", help="Write every project's files of the site again, even those whose "
+                           "inputs are unchanged since the previous publish (by default their files are kept).")
 
 
 @app.command()
@@ -170,16 +164,13 @@ def evaluate(
     workers: int = WORKERS_OPTION,
     cluster: Optional[str] = CLUSTER_OPTION,
     shard_dir: Optional[Path] = SHARD_DIR_OPTION,
-    full: bool = FULL_OPTION,
 ) -> None:
     """Judge every collected repository for one snapshot and store verdicts, scores and ranks.
 
-    Pure and repeatable: the same store, date and configuration give the same results, however
-    many workers share the repositories. A repository whose rows are unchanged since the latest
-    earlier snapshot, and whose window moved past none of its PRs' times, keeps that snapshot's
-    verdict (the same result, without judging again; --full judges everything); in the others, so
-    does each PR whose own rows, author and repository's maintainers are unchanged. Change weights in
-    the configuration and run `rerank` to re-rank; nothing is collected again.
+    Pure and repeatable: the same store, date and configuration give the same results, however many
+    workers share the repositories. Every snapshot is judged whole, a daily one too: each PR by SQL
+    over the store, then each repository's gates and components. Change weights in the
+    configuration and run `rerank` to re-rank; nothing is collected or judged again.
     """
     from porchlamp.snapshot import evaluate_store
 
@@ -190,15 +181,13 @@ def evaluate(
         with _store(db) as store:
             n = store.count("repositories")
             t0 = time.perf_counter()
-            with progress_bar("evaluating repositories (templates, then verdicts)", 2 * n) as advance:
-                summary = evaluate_store(store, when, settings, advance, _workers(workers, n), cluster, shard_dir, not full)
+            with progress_bar("evaluating repositories", n) as advance:
+                summary = evaluate_store(store, when, settings, advance, _workers(workers, n), cluster, shard_dir)
         parts = ", ".join(f"{summary.statuses.get(s, 0):,} {s.replace('_', ' ')}" for s in _STATUS_ORDER)
         console.print(
             f"evaluated {summary.repos:,} repositories for {summary.as_of} in {time.perf_counter() - t0:.1f} s: {parts}; "
             f"{summary.outside_prs:,} outside PRs judged"
         )
-        if summary.carried_from:
-            console.print(_carried_line(summary), highlight=False, markup=False)
         if summary.worker_peak_mb:
             console.print(f"on {len(summary.worker_peak_mb)} worker processes, each at most {max(summary.worker_peak_mb):,.0f} MB",
                           highlight=False, markup=False)
@@ -435,11 +424,8 @@ def refresh(
 
 
 def _workers(asked: int, repos: int) -> int:
-    """Worker processes for evaluation: as asked, or (0) one per core once a store is big enough
-    that starting them pays back."""
-    if asked:
-        return asked
-    return max(1, os.cpu_count() or 1) if repos >= 1000 else 1
+    """Worker processes for evaluation and publishing: as asked, never more than there are repositories."""
+    return max(1, min(asked, repos))
 
 
 def _run_inputs(as_of: str | None, repos_file: Path) -> tuple[str, date, Any]:

@@ -2,66 +2,65 @@
 processes, or on the workers of a Dask scheduler elsewhere; the same tasks and reduces in each case.
 Publishing hands its parts of project pages to the same workers (`DaskRunner.executor`).
 
-Map: each shard's template sightings, then each shard judged (pure `evaluate_repo`) with its result
-rows written as Parquet beside the shard. Reduce, here: the template index between the two maps,
-then ranks and profile scores over every shard's components (`ranking.profile_rows`), and
-one load into the store.
+Reduce first, in the store: the template index (`relations.template_index`). Map: each shard opened
+as the store's tables (`shards.open_shard`) and judged by the same relations and the same
+once-per-repository step as a store is (`judge_repos`), its result rows written as Parquet beside
+the shard. Reduce, here: ranks and profile scores over every shard's components, then one load.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from porchlamp import gcpause, killpoints
+from porchlamp import killpoints
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
-from porchlamp.evaluate.engine import Snapshot, evaluate_repo, window
-from porchlamp.evaluate.pulls import Earlier, for_window
+from porchlamp.evaluate import relations
+from porchlamp.evaluate.engine import RepoResult, evaluate_repo, window
+from porchlamp.evaluate.facts import repo_facts
 from porchlamp.evaluate.ranking import Scored, scores_of
 from porchlamp.evaluate.rules import Rules, load_rules
-from porchlamp.evaluate.bots import Bots
-from porchlamp.evaluate.templates import SightingTables, TemplateIndex, sighting_tables, sightings_of
-from porchlamp.store.shards import LeftOut, read_accounts, read_comments, read_prs, read_shard, read_verdict_rows
+from porchlamp.store.shards import open_shard
 
 # About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
-ROWS_PER_SHARD = 100_000
+ROWS_PER_SHARD = 400_000
 PARTIAL_TABLES = ("results", "pr_results", "component_results")
-# (repo, number) of the PR verdicts a shard kept from the earlier day: the store copies their rows.
-KEPT_PRS = "kept_prs"
 
 
 class ClusterError(PorchlampError):
     """The cluster could not be started or reached, or a shard failed on every retry."""
 
 
-@dataclass(frozen=True)
-class ShardOutcome:
-    """What the reduce needs of one judged shard; its result rows are in Parquet files."""
+@dataclass
+class Judged:
+    """What the reduce needs of judged repositories; their result rows are in Parquet files or columns."""
 
-    shard: int
-    repos: int
-    statuses: dict[str, int]
-    outside_prs: int
+    repos: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    outside_prs: int = 0
     # (repo, status, outside PRs, component scores) of every repository that reached scoring
-    scored: tuple[Scored, ...]
-    reused_prs: int = 0  # PR verdicts of the earlier day kept, not judged again
-    judged_prs: int = 0  # PR verdicts judged
-    # Repositories not judged here: they asked for timeline rows the export left out (`shards.LeftOut`)
-    again: tuple[str, ...] = ()
+    scored: list[Scored] = field(default_factory=list)
+
+    def add(self, other: "Judged") -> None:
+        self.repos += other.repos
+        for k, v in other.statuses.items():
+            self.statuses[k] = self.statuses.get(k, 0) + v
+        self.outside_prs += other.outside_prs
+        self.scored.extend(other.scored)
 
 
 @lru_cache(maxsize=4)
@@ -70,86 +69,47 @@ def _settings(text: str) -> tuple[Settings, Rules]:
     return settings, load_rules(settings)
 
 
-def shard_sightings(shard_dir: str, shard: int, settings_json: str, skip: frozenset[str] = frozenset(),
-                    only: Mapping[str, frozenset[int]] | None = None) -> SightingTables:
-    """Map 1: the template sightings of one shard's comments but those of `skip` (known already),
-    and of `only`'s repositories those of the PRs it names (the rest known), as tables to count and to keep."""
-    settings, rules = _settings(settings_json)
-    with gcpause.paused():
-        return sighting_tables(sightings_of(repo, opened, rows, Bots(rules.bots, repo), settings.templates)
-                               for repo, opened, rows in read_comments(shard_dir, shard, skip, only))
-
-
-def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,
-                skip: frozenset[str] = frozenset(), was: date | None = None) -> ShardOutcome:
-    """Map 2: every repository of one shard evaluated but those in `skip` (carried from an earlier
-    day by the caller); its result rows written under `<shard_dir>/results/<table>/<shard>.parquet`
-    (rewritten whole if the task runs again). Each PR's verdict of snapshot `was` that the caller
-    exported beside the shard (`export_verdicts`) is kept where it holds (`pulls.judge_pulls`): its
-    row is not written, but its (repo, number) under `results/kept_prs/`, for the store to copy.
-    A repository that asks for a PR's rows the export left out is not judged but named in `again`."""
-    with gcpause.paused():
-        # The task's records go with its frame, before the collector looks at what the pause left.
-        return _judge_shard(shard_dir, shard, settings_json, as_of, templates, skip, was)
-
-
-def _judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, templates: TemplateIndex,
-                 skip: frozenset[str], was: date | None) -> ShardOutcome:
-    from porchlamp.snapshot import kept_verdicts, snapshot_rows
-
-    settings, rules = _settings(settings_json)
-    reused = 0
-    accounts = read_accounts(shard_dir, shard)
-    digests, held, set_aside = read_prs(shard_dir, shard, earlier=was is not None)
-    kept = kept_verdicts(read_verdict_rows(shard_dir, shard)) if was is not None else {}
-    was_end = window(was, settings)[1] if was is not None else None
-    end = window(as_of, settings)[1]
-    earlier: dict[str, Earlier] = {}
-    for name, before in kept.items():
-        # Which of them stand was found by the store with the export (`inputs.pr_rows`).
-        earlier[name] = for_window(Earlier(digests.get(name, {}), before, was_end, held=held.get(name, frozenset())), end)
+def judge_repos(conn: duckdb.DuckDBPyConnection, repos: Sequence[str], settings: Settings, rules: Rules, as_of: date,
+                index: relations.TemplateIndex | None = None,
+                progress: Callable[[int], None] | None = None) -> tuple[Judged, list[RepoResult]]:
+    """Every PR on `conn` judged by the relations, then each of `repos` through the gates and
+    components: the same whether `conn` is the store or one shard of it."""
+    start, end = window(as_of, settings)
+    relations.judge(conn, start, end, settings, rules, index)
+    out = Judged()
     results = []
-    again = []
-    kept_here: dict[str, list[int]] = {}
-    # A PR whose maintainers' acts stand is kept unless its author's standing or the maintainers
-    # changed: its timeline rows become items only then (or were not exported at all).
-    for data in read_shard(shard_dir, shard, skip=skip, later={n: e.acts.keys() for n, e in earlier.items() if e.acts},
-                           kept=set_aside):
-        name = data.repo.name_with_owner
-        before = kept.get(name, {})
-        try:
-            result = evaluate_repo(data, accounts, settings, rules, as_of, templates,
-                                   earlier.get(name) or Earlier(digests.get(name, {}), before, was_end))
-        except LeftOut:
-            again.append(name)
-            continue
-        same = [v.number for v in result.prs if before.get(v.number) is v]
-        if same:
-            kept_here[name] = same
-            reused += len(same)
-        results.append(result)
-        killpoints.reach("judge_repo")
-    # A kept verdict's row is the earlier snapshot's: the store copies it (`KEPT_PRS`), so it never
-    # becomes Python values again on the way out.
-    rows = snapshot_rows(Snapshot(as_of, settings, tuple(results)), kept_here)
-    rows[KEPT_PRS] = {"repo": [r for r, ns in kept_here.items() for _ in ns],
-                      "number": [n for ns in kept_here.values() for n in ns]}
-    for table in (*PARTIAL_TABLES, KEPT_PRS):
-        folder = Path(shard_dir) / "results" / table
-        folder.mkdir(parents=True, exist_ok=True)
-        target = folder / f"{shard:05d}.parquet"
-        if rows[table] and next(iter(rows[table].values())):
-            tmp = target.with_suffix(".tmp")
-            pq.write_table(pa.table({c: pa.array(v) for c, v in rows[table].items()}), tmp)
-            os.replace(tmp, target)  # a retried task leaves one whole file, never half of two
-        else:
-            target.unlink(missing_ok=True)
-    statuses: dict[str, int] = {}
-    for r in results:
-        statuses[r.status] = statuses.get(r.status, 0) + 1
-    return ShardOutcome(shard, len(results), statuses, sum(len(r.outside) for r in results),
-                        tuple((r.repo, r.status, len(r.outside), scores_of(r.components)) for r in results if r.components), reused,
-                        sum(len(r.prs) for r in results) - reused, tuple(again))
+    for facts in repo_facts(conn, repos):
+        r = evaluate_repo(facts, settings, rules)
+        results.append(r)
+        out.repos += 1
+        out.statuses[r.status] = out.statuses.get(r.status, 0) + 1
+        out.outside_prs += r.figures.outside_prs
+        if r.components:
+            out.scored.append((r.repo, r.status, r.figures.outside_prs, scores_of(r.components)))
+        if progress:
+            progress(1)
+    return out, results
+
+
+def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, index: relations.TemplateIndex) -> Judged:
+    """Judge one shard's repositories; their result rows go to `<shard_dir>/results/<table>/<shard>.parquet`."""
+    from porchlamp.snapshot import result_rows
+
+    settings, rules = _settings(settings_json)
+    with open_shard(shard_dir, shard) as conn:
+        repos = [r[0] for r in conn.execute("SELECT name_with_owner FROM repositories ORDER BY 1").fetchall()]
+        killpoints.reach("judge_shard")
+        judged, results = judge_repos(conn, repos, settings, rules, as_of, index)
+        res, comps = result_rows(as_of, results)
+        out = Path(shard_dir) / "results"
+        for table, cols in (("results", res), ("component_results", comps)):
+            (out / table).mkdir(parents=True, exist_ok=True)
+            if cols:
+                pq.write_table(pa.table(cols), out / table / f"{shard}.parquet")
+        (out / "pr_results").mkdir(parents=True, exist_ok=True)
+        conn.execute(f"COPY (SELECT CAST(? AS DATE) AS as_of, * FROM j_prs) TO '{out / 'pr_results' / f'{shard}.parquet'}' "
+                     "(FORMAT parquet)", [as_of])
+    return judged
 
 
 class Runner:

@@ -60,7 +60,7 @@ def run_demo(out_dir: Path, repos: int, seed: int, settings: Settings, step: Ste
     say(f"3/5 collected {collected.done:,} repositories, {collected.prs:,} PRs for {collected.points:,} points "
         f"({collected.points_per_100_prs or 0:.2f} per 100 PRs) into {db}")
     with Store(db) as store:
-        with step("4/5 evaluating (templates, then verdicts)", 2 * repos) as advance:
+        with step("4/5 evaluating", repos) as advance:
             evaluated = evaluate_store(store, as_of, settings, advance)
         report = report_from_store(store)
         site = load_site_data(store)

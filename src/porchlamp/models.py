@@ -12,10 +12,9 @@ by field; `field_names` and `builder` take either.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 ACCOUNT_TYPES = ("User", "Bot", "Mannequin", "Organization")
@@ -136,19 +135,6 @@ class PullRequest(NamedTuple):
         return f"https://github.com/{self.repo}/pull/{self.number}"
 
 
-class KeptPull(NamedTuple):
-    """A PR whose earlier verdict a day expects to keep, as the shard export gives it: only what judging
-    reads of a PR whose verdict stands (its number and author, when it was opened and merged). Any
-    other field is not there: code that reads one for such a PR fails loudly rather than reading a
-    blank. Its fields are read by name as a PullRequest's are (only `repo` and `number` are in the same
-    places: the store's order sorts both kinds together)."""
-    repo: str
-    number: int
-    author: str | None
-    created_at: datetime
-    merged_at: datetime | None
-
-
 class TimelineItem(NamedTuple):
     node_id: str
     repo: str
@@ -194,12 +180,11 @@ class Dependents:
 
 @dataclass(frozen=True, slots=True)
 class RepoData:
-    """Everything stored about one repository, as evaluation reads it."""
+    """Everything stored about one repository: what a hand-built case or the sample world holds."""
 
     repo: Repository
     community: CommunityFiles
-    # In number order; a day's PR whose verdict it expects to keep may be a KeptPull.
-    pulls: tuple[PullRequest | KeptPull, ...] = ()
+    pulls: tuple[PullRequest, ...] = ()  # in number order
     timeline: Mapping[int, tuple[TimelineItem, ...]] = field(default_factory=dict)  # by PR number
     commits: tuple[Commit, ...] = ()
     issues: tuple[Issue, ...] = ()
@@ -221,28 +206,14 @@ def record_to_dict(obj: Any) -> dict[str, Any]:
     return {name: getattr(obj, name) for name in field_names(type(obj))}
 
 
-@lru_cache(maxsize=None)
-def builder(model: type) -> Callable[..., Any]:
-    """A function making records of `model` from the value of every field, in field order or by name,
-    equal to `model(...)` given the same: for code that makes hundreds of thousands at once. A frozen
-    dataclass's own `__init__` goes through `object.__setattr__` for each field to get past its
-    frozen check; this sets each slot through the slot itself, in about half the time. The records
-    are the same frozen ones: only this function and the model's own `__init__` ever set a slot.
-    A named tuple is made by its own class (`tuple.__new__(model, row)` is faster still, from a row)."""
-    if is_named_tuple(model):
-        return model
-    if not (hasattr(model, "__dataclass_fields__") and model.__dataclass_params__.frozen and "__slots__" in vars(model)):
-        raise TypeError(f"{model.__name__}: builder makes frozen dataclasses with slots only")
-    if hasattr(model, "__post_init__") or not all(f.init for f in fields(model)):
-        raise TypeError(f"{model.__name__}: builder would skip what its __init__ does beyond setting fields")
-    names = [f.name for f in fields(model)]
-    # Parameters are the fields' own names, so a caller may name them as it would for the model.
-    scope: dict[str, Any] = {"_new": object.__new__, "_cls": model,
-                             **{f"_set{i}": vars(model)[name].__set__ for i, name in enumerate(names)}}
-    if set(names) & (set(scope) | {"_o"}):
-        raise TypeError(f"{model.__name__}: a field's name is one the builder uses itself")
-    sets = "".join(f"    _set{i}(_o, {name})\n" for i, name in enumerate(names))
-    exec(f"def build({', '.join(names)}):\n    _o = _new(_cls)\n{sets}    return _o\n", scope)  # noqa: S102 - field names are identifiers
-    build: Callable[..., Any] = scope["build"]
-    build.__qualname__ = f"builder({model.__name__})"
-    return build
+# Fields stored as lists (read back as tuples); `languages` is a list of structs besides.
+LIST_FIELDS = frozenset({"topics", "root_files", "codeowners", "ai_policy", "labels"})
+
+
+def from_stored(name: str, value: Any) -> Any:
+    """A stored column's value as the models hold it: lists as tuples, languages as (name, bytes) pairs."""
+    if name == "languages":
+        return tuple((d["name"], d["bytes"]) for d in (value or ()))
+    if isinstance(value, list):
+        return tuple(value)
+    return value

@@ -51,10 +51,6 @@ class RefreshSummary:
         out = [f"refresh for {self.as_of}: {touched}",
                f"collected {c.prs:,} PRs for {c.points:,} points in {c.requests:,} requests; failed: "
                + (", ".join(f"{n} {why.replace('_', ' ')}" for why, n in sorted(c.failed.items())) or "none"),
-               f"evaluated {self.evaluated.repos:,} repositories ({self.evaluated.carried:,} verdicts carried from "
-               f"{self.evaluated.carried_from}, the rest judged again: {self.evaluated.reused_prs:,} of their PR verdicts "
-               f"kept, {self.evaluated.judged_prs:,} PRs judged); verdicts that moved: {verdicts}"
-               if self.evaluated.carried_from else
                f"evaluated {self.evaluated.repos:,} repositories; verdicts that moved: {verdicts}"]
         if self.published:
             p = self.published
@@ -67,8 +63,7 @@ class RefreshSummary:
 
     def as_dict(self) -> dict[str, Any]:
         return {"as_of": self.as_of.isoformat(), "previous": self.previous.isoformat() if self.previous else None,
-                "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos, "carried_verdicts": self.evaluated.carried,
-                "kept_pr_verdicts": self.evaluated.reused_prs, "judged_prs": self.evaluated.judged_prs,
+                "collected": self.collected.as_dict(), "evaluated_repos": self.evaluated.repos,
                 "evaluate_steps": self.evaluated.steps,
                 "verdicts_moved": self.changes.summary(), "again": self.again,
                 "pruned": None if self.pruned is None else [d.isoformat() for d in self.pruned.dropped],
@@ -84,9 +79,9 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                 issues_url: str | None = None, notice: Callable[[str], None] = lambda text: None,
                 say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None,
                 reuse: bool = True, keep_days: int | None = None) -> RefreshSummary:
-    """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate (carrying
-    the verdicts that hold, unless not `reuse`), publish to `out_dir` when given (linking the
-    previous site's project files that hold, unless not `reuse`). A store without an
+    """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate the whole
+    snapshot, publish to `out_dir` when given (linking the previous site's project files that hold,
+    unless not `reuse`). A store without an
     earlier run is collected in full. With `keep_days`, old snapshots' results are pruned at the end
     (`store.retention`)."""
     last = store.get_meta("collected_as_of")
@@ -100,8 +95,8 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                                                             concurrency=concurrency, dependents_api=dependents_api),
                               settings, progress=lambda label, n, total: advance(n), notice=notice)
         collected = collector.run(repos)
-    with step("evaluating (templates, then verdicts)", 2 * store.count("repositories")) as advance:
-        evaluated = evaluate_store(store, as_of, settings, advance, workers, cluster, reuse=reuse)
+    with step("evaluating", store.count("repositories")) as advance:
+        evaluated = evaluate_store(store, as_of, settings, advance, workers, cluster)
     changes = changes_from_store(store, as_of)
     published = None
     if out_dir is not None:

@@ -14,7 +14,6 @@ from helpers import pr_verdict_rows, verdict_rows
 from porchlamp.collect import AuthError
 from porchlamp.config import Settings
 from porchlamp.emulator import Limits, WorldIndex
-from porchlamp.evaluate import evaluate_snapshot
 from porchlamp.sample import generate_world, read_truth
 from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
@@ -53,16 +52,19 @@ def test_collection_equals_the_world(collected300, world300: Path, store300: Pat
         assert rows == results["loaded"][table], table
 
 
-def test_collected_store_evaluates_to_the_truth(collected300, world300: Path) -> None:  # type: ignore[no-untyped-def]
+def test_collected_store_evaluates_to_the_truth(collected300, world300: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     db, _ = collected300
     truth = read_truth(world300)
-    with Store(db, read_only=True) as s:
-        snap = evaluate_snapshot(s.iter_repo_data(), s.accounts(), Settings(), AS_OF)
-    wrong = [(r.repo, r.status, r.kind) for r in snap.results if (r.status, r.kind) != (truth["repos"][r.repo]["status"], truth["repos"][r.repo]["kind"])]
+    shutil.copy(db, tmp_path / "copy.duckdb")
+    with Store(tmp_path / "copy.duckdb") as s:
+        evaluate_store(s, AS_OF, Settings())
+        results = s.query("SELECT repo, status, kind FROM results WHERE as_of = ?", [AS_OF])
+        prs = s.query("SELECT repo, number, excluded, outcome FROM pr_results WHERE as_of = ?", [AS_OF])
+    wrong = [(r["repo"], r["status"], r["kind"]) for r in results
+             if (r["status"], r["kind"]) != (truth["repos"][r["repo"]]["status"], truth["repos"][r["repo"]]["kind"])]
     assert wrong == []
-    prs = [(r.repo, v) for r in snap.results for v in r.prs]
-    assert all((v.excluded, v.outcome) == (truth["prs"][f"{repo}#{v.number}"]["excluded"], truth["prs"][f"{repo}#{v.number}"]["outcome"])
-               for repo, v in prs)
+    assert prs and all((v["excluded"], v["outcome"]) == (truth["prs"][f"{v['repo']}#{v['number']}"]["excluded"],
+                                                          truth["prs"][f"{v['repo']}#{v['number']}"]["outcome"]) for v in prs)
 
 
 def test_cost_is_reported_and_low(collected300) -> None:  # type: ignore[no-untyped-def]

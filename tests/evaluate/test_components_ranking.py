@@ -1,12 +1,13 @@
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from helpers import AS_OF, T0, data, item, judged, pr, repo
+from helpers import AS_OF, T0, data, evaluated, facts, item, pr, repo
 
 from porchlamp.config import Settings, settings_from_dict
 from porchlamp.evaluate import components as c
 from porchlamp.evaluate.components import ComponentResult
 from porchlamp.evaluate.engine import window
+from porchlamp.evaluate.facts import NO_PRS
 from porchlamp.evaluate.ranking import CAPPED, Rankable, profile_score, rank_all, scores_of, tier_of
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import Dependents, Issue
@@ -17,8 +18,9 @@ START, END = window(AS_OF, S)
 D = timedelta(days=1)
 
 
-def _judged(d):  # type: ignore[no-untyped-def]
-    return judged(d)
+def _judged(d, settings=S):  # type: ignore[no-untyped-def]
+    """What the components count of a hand-built repository's PRs (`facts.Figures`)."""
+    return evaluated(d, settings=settings).figures[d.repo.name_with_owner]
 
 
 def test_responsiveness_figures() -> None:
@@ -44,10 +46,10 @@ def test_a_project_that_rarely_answers_has_no_median() -> None:
 
 
 def test_missing_is_never_zero() -> None:
-    assert c.responsiveness([], S).score is None
-    assert c.dependents(data()).score is None
-    assert c.dependents(data(dependents=Dependents("acme/widget", "Go", None, None, None))).score is None
-    got = c.dependents(data(dependents=Dependents("acme/widget", "PyPI", "widget", 0, 0)))
+    assert c.responsiveness(NO_PRS, S).score is None
+    assert c.dependents(facts(data())).score is None
+    assert c.dependents(facts(data(dependents=Dependents("acme/widget", "Go", None, None, None)))).score is None
+    got = c.dependents(facts(data(dependents=Dependents("acme/widget", "PyPI", "widget", 0, 0))))
     assert got.score == 0.0 and got.measured  # measured and zero is different from missing
 
 
@@ -55,14 +57,14 @@ def test_good_first_issues_really_open() -> None:
     issues = (Issue("acme/widget", 1, "a", "OPEN", ("Good-First_Issue",)), Issue("acme/widget", 2, "b", "OPEN", ("beginner",), 1),
               Issue("acme/widget", 3, "c", "CLOSED", ("easy",)), Issue("acme/widget", 4, "d", "OPEN", ("first-timers-only", "bug")),
               Issue("acme/widget", 5, "e", "OPEN", ("bug",)))
-    res = c.accessibility(data(issues=issues), [], RULES, 3)
+    res = c.accessibility(facts(data(issues=issues)), RULES, 3)
     assert res.inputs["good_first_issues_open_unassigned"] == 2
     assert [i["number"] for i in res.inputs["good_first_issues"]] == [1, 4]
     dated = (*issues, Issue("acme/widget", 6, "f", "OPEN", ("easy",), 0, datetime(2026, 1, 2, tzinfo=timezone.utc)),
              Issue("acme/widget", 7, "g", "OPEN", ("easy",), 0, datetime(2026, 3, 4, tzinfo=timezone.utc)))
-    listed = c.accessibility(data(issues=dated), [], RULES, 3).inputs["good_first_issues"]
+    listed = c.accessibility(facts(data(issues=dated)), RULES, 3).inputs["good_first_issues"]
     assert [(i["number"], i["created"]) for i in listed] == [(7, "2026-03-04"), (6, "2026-01-02"), (1, None), (4, None)]
-    assert c.accessibility(data(repo(has_issues=False)), [], RULES, 3).score is None
+    assert c.accessibility(facts(data(repo(has_issues=False))), RULES, 3).score is None
 
 
 def _comp(**scores: float | None) -> dict[str, float | None]:
@@ -116,9 +118,7 @@ def test_ci_share_rests_on_the_latest_merged_prs_only() -> None:
     pulls = tuple(pr(i, created=T0 + i * D, state="MERGED", merged_at=T0 + i * D + D, merged_by="maint", has_ci=i > 2)
                   for i in range(1, 13))
     d = data(pulls=pulls)
-    v = _judged(d)
-    assert c.ci_sample(d, v, 10) == frozenset(range(3, 13))
-    res = c.review_ci(v, 3, c.ci_sample(d, v, 10))
+    res = c.review_ci(_judged(d, settings_from_dict({"components": {"ci_sample": 10}})), 3)
     assert res.inputs["prs_checked_for_ci"] == 10 and res.inputs["ci_share"] == 1.0
-    wider = c.review_ci(v, 3, c.ci_sample(d, v, 12))
+    wider = c.review_ci(_judged(d, settings_from_dict({"components": {"ci_sample": 12}})), 3)
     assert wider.inputs["prs_checked_for_ci"] == 12 and wider.inputs["ci_share"] == round(10 / 12, 4)

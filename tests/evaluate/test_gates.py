@@ -2,12 +2,16 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from helpers import AS_OF, NOW, T0, context, data, human_commit, item, judged, pr, repo
+from types import SimpleNamespace
+from typing import Any
+
+from helpers import AS_OF, NOW, T0, data, evaluated, human_commit, item, judged, pr, repo
 
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.engine import window
+from porchlamp.evaluate.facts import Outside
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import Commit, CommunityFiles
 
@@ -72,10 +76,9 @@ def test_activity() -> None:
     bots = (Commit("a/b", "1" * 40, NOW - 5 * D, "dependabot", "dependabot[bot]", "Bot", "Bump"),
             Commit("a/b", "2" * 40, NOW - 6 * D, None, "github-actions[bot]", None, "chore"))
     old = Commit("a/b", "3" * 40, START - 10 * D, "maint", "Maint", "User", "Fix")
-    b = Bots(RULES.bots)
 
-    def activity(commits: tuple[Commit, ...]) -> g.GateResult:
-        return g.gate_activity(g.commit_sample(commits, b, START, END, S.window.commit_sample), b)
+    def activity(commits: tuple[Commit, ...]) -> Any:
+        return _gate(data(r=repo("a/b"), commits=commits), "activity", "a/b")
 
     assert activity(bots + (old,)).kind == "bot_commits_only"
     assert activity((old,)).kind == "no_commits"
@@ -94,6 +97,17 @@ def test_commit_sample_is_what_the_collector_reads() -> None:
     sample = g.commit_sample(botty + (person, older), b, START, END, 30)
     assert len(sample) == 41 and sample[-1] == person
     assert g.commit_sample(botty[:5] + (person, older), b, START, END, 30)[-1] == older
+    # Evaluation reads the same sample from the store (`sql/09_commits.sql`).
+    for commits, n in ((botty + (person, older), 41), (botty[:5] + (person, older), 7)):
+        assert _gate(data(r=repo("a/b"), commits=commits), "activity", "a/b").evidence["commits_read"] == n
+
+
+def _gate(d, gate: str, name: str = "acme/widget") -> Any:  # type: ignore[no-untyped-def]
+    """One gate's result on a hand-built repository evaluated alone (the gates before it must pass)."""
+    r = evaluated(d).result(name)
+    ev = r.evidence()[gate]
+    return SimpleNamespace(passed=ev["passed"], status=None if ev["passed"] else r.status, kind=None if ev["passed"] else r.kind,
+                           reason=ev["reason"], evidence=ev)
 
 
 def _verdicts(n: int, unanswered: int, silent: int = 0):  # type: ignore[no-untyped-def]
@@ -107,7 +121,7 @@ def _verdicts(n: int, unanswered: int, silent: int = 0):  # type: ignore[no-unty
         else:
             items.append(item("comment", T0 + 2 * D, "maint", "MEMBER", number=i))
     d = data(pulls=tuple(pulls), items=tuple(items))
-    return d, judged(d)
+    return d, [Outside(v.repo, v.number, v.outcome, v.redirect) for v in judged(d) if v.outside]
 
 
 def test_black_hole_needs_clear_evidence() -> None:
@@ -128,8 +142,7 @@ def test_black_hole_needs_clear_evidence() -> None:
 
 def _off(d):  # type: ignore[no-untyped-def]
     """The gate on `d`'s PRs judged from its own rows (each PR's redirect is found as it is judged)."""
-    ctx = context(d)
-    return g.gate_off_github(d, judged(d), ctx, g.commit_sample(d.commits, ctx.bots, START, END, S.window.commit_sample))
+    return _gate(d, "off_github")
 
 
 def test_off_github_gerrit_bridge() -> None:

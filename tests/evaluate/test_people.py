@@ -1,18 +1,16 @@
 from datetime import datetime, timedelta
 
 import pytest
-from helpers import NOW, T0, data, item, pr
+from helpers import NOW, T0, accounts, data, item, judged, maintainers, pr
 
 from porchlamp.config import Settings, settings_from_dict
 from porchlamp.evaluate.bots import Bots, normalise_login
-from porchlamp.evaluate.people import find_maintainers, first_contributions, is_brand_new
+from porchlamp.evaluate.marks import mark_text
 from porchlamp.evaluate.rules import load_rules
-from porchlamp.evaluate.templates import TemplateIndex
 from porchlamp.models import Commit, CommunityFiles
 
 RULES = load_rules(Settings())
 START = NOW - timedelta(days=183)
-BOTS = Bots(RULES.bots)
 
 
 def bot_reason(login: str | None, type_: str | None, rules=RULES, repo: str | None = None) -> str | None:  # type: ignore[no-untyped-def]
@@ -93,11 +91,13 @@ def test_normalise_login() -> None:
 
 
 def test_bot_text_under_a_persons_account() -> None:
-    curated = TemplateIndex(Settings().templates, RULES.bot_templates)
-    assert curated.kind("Deploy Preview for widget ready! Built with commit abc") == "curated"
-    assert curated.is_template("Thank you for your submission! We really appreciate it. Like many open source projects, we ask "
-                               "that you sign our Contributor License Agreement before we can accept your contribution.")
-    assert not curated.is_template("Thanks, looks good to me.")
+    def curated(text: str) -> bool:
+        return mark_text(text, RULES).curated
+
+    assert curated("Deploy Preview for widget ready! Built with commit abc")
+    assert curated("Thank you for your submission! We really appreciate it. Like many open source projects, we ask "
+                   "that you sign our Contributor License Agreement before we can accept your contribution.")
+    assert not curated("Thanks, looks good to me.")
 
 
 def test_maintainers_from_association_actions_and_codeowners() -> None:
@@ -113,23 +113,23 @@ def test_maintainers_from_association_actions_and_codeowners() -> None:
         ),
         community=CommunityFiles("acme/widget", codeowners=("Codeowner-Only",)),
     )
-    m = find_maintainers(d, START, NOW, BOTS)
-    assert m.reasons == {
+    m = maintainers(d)
+    assert m == {
         "alice": "association OWNER",
         "private-member": "merged a PR",
         "closer": "closed someone else's PR",
         "triager": "labelled a PR",
         "codeowner-only": "named in CODEOWNERS",
     }
-    assert "Alice" in m and "outsider" not in m and "old-timer" not in m
-    assert m.active() == 4
+    assert "Alice".lower() in m and "outsider" not in m and "old-timer" not in m
+    assert sum(1 for why in m.values() if why != "named in CODEOWNERS") == 4
 
 
 def test_brand_new_accounts() -> None:
-    assert is_brand_new(T0 - timedelta(days=29, hours=23), T0, 30)
-    assert not is_brand_new(T0 - timedelta(days=30), T0, 30)
-    assert not is_brand_new(None, T0, 30)
-    assert not is_brand_new(datetime(2010, 1, 1), T0, 30)
+    d = data(pulls=(pr(1, "young"), pr(2, "thirty"), pr(3, "unknown"), pr(4, "old")))
+    people = accounts(("young", T0 - timedelta(days=29, hours=23)), ("thirty", T0 - timedelta(days=30)), ("unknown", None),
+                      ("old", datetime(2010, 1, 1)))
+    assert [v.excluded for v in judged(d, people)] == ["brand_new_account", None, None, None]
 
 
 def test_an_authors_own_actions_make_no_maintainer() -> None:
@@ -144,18 +144,20 @@ def test_an_authors_own_actions_make_no_maintainer() -> None:
             item("review_requested", T0 + timedelta(days=1), "triager", number=2),  # someone else's PR: counts
         ),
     )
-    assert find_maintainers(d, START, NOW, BOTS).reasons == {"triager": "requested reviewers"}
+    assert maintainers(d) == {"triager": "requested reviewers"}
 
 
 def test_a_merge_bot_under_a_user_account_is_no_maintainer() -> None:
     d = data(pulls=(pr(1, "outsider", state="MERGED"),),
              items=(item("comment", T0 + timedelta(days=1), "bors", "NONE", body="Test successful", number=1),
                     item("merged", T0 + timedelta(days=1), "bors", number=1)))
-    assert "bors" not in find_maintainers(d, START, NOW, BOTS)
+    assert "bors" not in maintainers(d)
 
 
 def test_first_contributions_from_history() -> None:
-    d = data(pulls=(pr(1, "newcomer", "CONTRIBUTOR", merged_at=T0 + timedelta(days=2)), pr(2, "newcomer", created=T0 + timedelta(days=9))),
+    """A PR's author is a first-timer until their first merged PR or commit, as the history shows."""
+    d = data(pulls=(pr(1, "newcomer", "CONTRIBUTOR", merged_at=T0 + timedelta(days=2)), pr(2, "newcomer", created=T0 + timedelta(days=9)),
+                    pr(3, "veteran", created=T0 + timedelta(days=10))),
              commits=(Commit("acme/widget", "a" * 40, T0 - timedelta(days=400), "veteran", "Veteran", "User", "Old fix"),))
-    first = first_contributions(d)
-    assert first == {"newcomer": T0 + timedelta(days=2), "veteran": T0 - timedelta(days=400)}
+    people = accounts(("newcomer", T0 - timedelta(days=900)), ("veteran", T0 - timedelta(days=900)))
+    assert [v.first_timer for v in judged(d, people)] == [True, False, False]

@@ -9,19 +9,23 @@ from unittest.mock import patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import AS_OF, T0, accounts, context, data, item, judged, pr
+from helpers import T0, accounts, data, evaluated, item, judged, maintainers, pr
 
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g, templates
-from porchlamp.evaluate.engine import evaluate_repo, templates_of, window
+from porchlamp.evaluate.marks import mark_text
 from porchlamp.evaluate.rules import load_rules
-from porchlamp.evaluate.templates import MAX_CHARS, TemplateCounter, TemplateIndex, _normalised, fingerprint, normalise, sightings
-from porchlamp.evaluate.bots import Bots
+from porchlamp.evaluate.templates import MAX_CHARS, _normalised, normalise
 from porchlamp.models import Commit, CommunityFiles
 
 S = Settings()
 RULES = load_rules(S)
-START, END = window(AS_OF, S)
+
+
+def fingerprint(text: str) -> int | None:
+    """A text's fingerprint where it is long enough to be a template (as the stored marks count it)."""
+    m = mark_text(text, RULES)
+    return m.fp if m.chars >= S.templates.min_chars and m.words >= S.templates.min_words else None
 D, H, M = timedelta(days=1), timedelta(hours=1), timedelta(minutes=1)
 
 
@@ -34,7 +38,7 @@ def test_a_merge_bot_under_a_user_account_merges_and_comments() -> None:
                     item("merged", T0 + 2 * D + H, "bors")))
     (v,) = judged(d)
     assert v.response and (v.response.kind, v.response.actor) == ("comment", "maint")
-    assert "bors" not in context(d).maintainers
+    assert "bors" not in maintainers(d)
 
 
 def test_a_codeowners_request_by_an_outside_author_does_not_make_a_maintainer() -> None:
@@ -73,13 +77,13 @@ def test_a_deploy_preview_under_a_maintainers_login_is_no_answer() -> None:
     items = tuple(item("comment", T0 + n * D + 3 * M, "maint", "MEMBER", number=n, body=notice.format(n=n, sha=f"{n:07x}"))
                   for n in range(1, 7))
     d = data(pulls=pulls, items=items)
-    templates = templates_of([d], S)
-    assert list(templates.found.values()) == ["automated"]
-    verdicts = judged(d, accounts(*((f"author{n}", T0 - 900 * D) for n in range(1, 7))), templates)
+    snapshot = evaluated(d, accts=accounts(*((f"author{n}", T0 - 900 * D) for n in range(1, 7))))
+    assert list(snapshot.found.values()) == ["automated"]
+    verdicts = snapshot.verdicts()
     assert {v.outcome for v in verdicts} == {"unanswered"}
     # The same maintainer's own words still answer: only the templated comments are set aside.
     answered = replace(d, timeline={**d.timeline, 1: (*d.timeline[1], item("comment", T0 + 2 * D, "maint", "MEMBER", body="Thanks!"))})
-    assert judged(answered, accounts(*((f"author{n}", T0 - 900 * D) for n in range(1, 7))), templates)[0].answered
+    assert judged(answered, accounts(*((f"author{n}", T0 - 900 * D) for n in range(1, 7))))[0].answered
 
 
 def test_a_maintainers_pasted_redirect_answers_each_pr_and_makes_the_project_undecided() -> None:
@@ -90,9 +94,9 @@ def test_a_maintainers_pasted_redirect_answers_each_pr_and_makes_the_project_und
     items = tuple(item("comment", T0 + n * D + 5 * H, "maint", "MEMBER", number=n, body=reply) for n in range(1, 11))
     d = data(pulls=pulls, items=items)
     accts = accounts(*((f"author{n}", T0 - 900 * D) for n in range(1, 11)))
-    templates = templates_of([d], S)
-    assert all(v.answered for v in judged(d, accts, templates))  # a redirect by hand is an answer for its PR
-    result = evaluate_repo(d, accts, S, RULES, AS_OF, templates)
+    snapshot = evaluated(d, accts=accts)
+    assert all(v.answered for v in snapshot.verdicts())  # a redirect by hand is an answer for its PR
+    result = snapshot.result()
     assert (result.status, result.kind) == ("undecided", "mailing_list")
     assert result.review_happens == "dev@lists.widget.example.org"
     quotes = result.evidence()["off_github"]["quotes"]
@@ -117,7 +121,7 @@ def test_project_documents_that_refuse_prs() -> None:
     for text, kind, where in ((openbmc, "gerrit", "https://github.com/openbmc/docs/blob/master/CONTRIBUTING.md"),
                               (git, "mailing_list", "git@vger.kernel.org")):
         d = data(pulls=pulls, community=CommunityFiles("acme/widget", contributing=True, contributing_text=text))
-        result = evaluate_repo(d, accounts(*((f"author{n}", T0 - 900 * D) for n in range(1, 11))), S, RULES, AS_OF)
+        result = evaluated(d, accts=accounts(*((f"author{n}", T0 - 900 * D) for n in range(1, 11)))).result()
         assert (result.status, result.kind, result.review_happens) == ("undecided", kind, where)
         assert result.evidence()["off_github"]["quotes"][0]["source"] == "CONTRIBUTING"
 
@@ -135,8 +139,8 @@ def test_normalising_and_fingerprints() -> None:
     a = "Preview ready at https://pr-12.example.dev (built from 1a2b3c4). Thanks @alice!"
     b = "Preview ready at https://pr-99.example.dev (built from 9f8e7d6). Thanks @bob!"
     assert normalise(a) == normalise(b)
-    assert fingerprint("Thanks!", S.templates) is None and fingerprint("LGTM, merging this now.", S.templates) is None
-    assert fingerprint(a + " " * 3 + "It updates on every push to the branch.", S.templates) is not None
+    assert fingerprint("Thanks!") is None and fingerprint("LGTM, merging this now.") is None
+    assert fingerprint(a + " " * 3 + "It updates on every push to the branch.") is not None
 
 
 TOKENS = st.sampled_from(["coverage", "report", "İstanbul", "٣٤", "\u00a0", "\n", "  ", "|", "---", "**bold**", "`x`", "[link](",
@@ -183,30 +187,27 @@ def test_normalising_skips_and_string_methods_give_what_the_patterns_give(tokens
 
 def test_saved_replies_across_projects_are_templates_and_short_thanks_are_not() -> None:
     """The same long text on five PRs in three repositories is a template; "Thanks!" everywhere is people."""
-    counter = TemplateCounter(S.templates, RULES.bot_templates)
     saved = "Thank you for your contribution! Please sign the contributor agreement and add a changelog entry before review."
+    repos = []
     for r in range(3):
         repo = f"acme/repo{r}"
         pulls = tuple(pr(n, f"a{n}", repo=repo, created=T0 + n * D) for n in range(1, 3))
         items = tuple(item("comment", T0 + n * D + 2 * D, "triager", "MEMBER", number=n, repo=repo, body=body)
                       for n in range(1, 3) for body in (saved, "Thanks!"))
-        d = data(r=replace(data().repo, name_with_owner=repo), pulls=pulls, items=items)
-        counter.add(sightings(d, Bots(RULES.bots, repo), S.templates))
-    index = counter.index()
+        repos.append(data(r=replace(data().repo, name_with_owner=repo), pulls=pulls, items=items))
+    index = evaluated(*repos)
     assert index.kind(saved) == "repeated" and index.kind("Thanks!") is None
     assert index.behaviour == {}  # half of what the triager says is their own: not a bot
 
 
 def test_an_account_that_only_posts_templates_acts_as_a_bot() -> None:
-    counter = TemplateCounter(S.templates, RULES.bot_templates)
     greeting = "Hi there, and thank you for opening this pull request! A maintainer will look at it soon."
+    repos = []
     for r in range(3):
         repo = f"acme/repo{r}"
         pulls = tuple(pr(n, f"a{n}", repo=repo, created=T0 + n * D) for n in range(1, 4))
         items = tuple(item("comment", T0 + n * D + timedelta(seconds=20), "kindly-greeter", "NONE", number=n, repo=repo, body=greeting)
                       for n in range(1, 4))
-        d = data(r=replace(data().repo, name_with_owner=repo), pulls=pulls, items=items)
-        counter.add(sightings(d, Bots(RULES.bots, repo), S.templates))
-    index = counter.index()
+        repos.append(data(r=replace(data().repo, name_with_owner=repo), pulls=pulls, items=items))
+    index = evaluated(*repos)
     assert index.kind(greeting) == "automated" and index.behaviour["kindly-greeter"].startswith("acts as a bot: 9 of its 9")
-    assert isinstance(index, TemplateIndex)

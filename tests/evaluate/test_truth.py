@@ -2,23 +2,49 @@
 used nowhere else): every repository's status and kind, every PR's exclusion and outcome."""
 
 import collections
+import json
+from types import SimpleNamespace
 from pathlib import Path
 
 import pytest
 
 from datetime import date
 
+from helpers import Verdict
+
 from porchlamp.config import Settings
-from porchlamp.evaluate import Snapshot, evaluate_snapshot
 from porchlamp.sample import generate_world, load_world, read_meta, read_truth
+from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
+
+
+class Snapshot:
+    """A stored snapshot's repositories, each with its PR verdicts, profiles and maintainers, as the
+    truth is compared with."""
+
+    def __init__(self, store: Store, as_of: date) -> None:
+        prs: dict[str, list[Verdict]] = {}
+        for row in store.conn.execute(f"SELECT {', '.join(Verdict._fields)} FROM pr_results WHERE as_of = ? ORDER BY repo, number",
+                                      [as_of]).fetchall():
+            prs.setdefault(row[0], []).append(Verdict(*row))
+        profiles: dict[str, dict[str, SimpleNamespace]] = {}
+        for p in store.query("SELECT * FROM profile_results WHERE as_of = ?", [as_of]):
+            profiles.setdefault(p["repo"], {})[p["profile"]] = SimpleNamespace(**p)
+        self.results = [SimpleNamespace(**{**r, "maintainers": json.loads(r["maintainers"])}, prs=prs.get(r["repo"], []),
+                                        profiles=profiles.get(r["repo"], {}))
+                        for r in store.query("SELECT * FROM results WHERE as_of = ? ORDER BY repo", [as_of])]
+
+    def by_repo(self) -> dict[str, SimpleNamespace]:
+        return {r.repo: r for r in self.results}
 
 
 def _evaluate(tmp: Path, repos: int, seed: int) -> tuple[Snapshot, dict]:  # type: ignore[type-arg]
     world = generate_world(tmp / "world", repos=repos, seed=seed).path
     with Store(tmp / "s.duckdb") as store:
         load_world(world, store)
-        snap = evaluate_snapshot(store.iter_repo_data(), store.accounts(), Settings(), date.fromisoformat(read_meta(world)["as_of"]))
+        as_of = date.fromisoformat(read_meta(world)["as_of"])
+        evaluate_store(store, as_of, Settings())
+        snap = Snapshot(store, as_of)
     return snap, read_truth(world)
 
 

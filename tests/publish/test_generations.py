@@ -42,7 +42,7 @@ def marked(root: Path) -> set[str]:
 
 @pytest.fixture(scope="module")
 def days(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Three snapshots STEP days apart, evaluated carrying what holds, and read for publishing."""
+    """Three snapshots STEP days apart, each evaluated after the one before, and read for publishing."""
     tmp = tmp_path_factory.mktemp("generations")
     db = tmp / "s.duckdb"
     db.write_bytes(store300.read_bytes())
@@ -52,7 +52,7 @@ def days(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
         for i in range(3):
             when = first + timedelta(days=STEP * i)
             s.set_meta("collected_as_of", when.isoformat())
-            evaluate_store(s, when, Settings(), reuse=i > 0)
+            evaluate_store(s, when, Settings())
             sites.append(load_site_data(s, when))
     # The expected site of each day: every file written (`full`), each after the day before.
     written = tmp / "written"

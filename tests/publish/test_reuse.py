@@ -41,7 +41,7 @@ def two_days(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[s
         # A later day on which nothing new was collected: only the window's move changes verdicts.
         second = first + timedelta(days=LATER)
         s.set_meta("collected_as_of", second.isoformat())
-        evaluate_store(s, second, Settings(), reuse=True)
+        evaluate_store(s, second, Settings())
         site2 = load_site_data(s, second)
     out = tmp / "site"
     publish(site1, out)

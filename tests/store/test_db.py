@@ -172,9 +172,8 @@ def test_result_tables_lose_their_keys_and_keep_their_rows(tmp_path: Path) -> No
                               [list(RESULT_TABLES)]).fetchone() == (0,)
     with Store(path, notice=heard.append) as s:
         assert s.schema_version() == LATEST_VERSION
-        # PR verdicts stored before they had keys keep their rows, with no key: never reused, judged again once.
-        assert s.query("SELECT number, reviews, inputs, valid_until FROM pr_results") == \
-            [{"number": 7, "reviews": None, "inputs": None, "valid_until": None}]
+        # PR verdicts stored before later columns came keep their rows, the new columns empty.
+        assert s.query("SELECT number, reviews FROM pr_results") == [{"number": 7, "reviews": None}]
         upgraded = shape(s)
         s.write_snapshot(day, meta, tables)
         assert shape(s) == upgraded
@@ -195,18 +194,18 @@ def _verdicts(day: date, prs: list[tuple[str, int]], title: str = "t") -> dict[s
             "title": [f"{title} {n}" for _, n in prs], "created_at": [datetime(2026, 9, 1, 12)] * len(prs)}
 
 
-def test_a_kept_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
-    """A snapshot that keeps an earlier one's PR verdicts lists them; writing it again, or dropping
-    a snapshot, forgets only the verdicts no snapshot lists any more."""
+def test_a_verdict_unchanged_since_the_day_before_is_listed_again_not_copied(tmp_path: Path) -> None:
+    """A snapshot whose PR verdict equals the one the latest earlier snapshot holds lists it; writing
+    it again, or dropping a snapshot, forgets only the verdicts no snapshot lists any more."""
     meta = {"settings": "{}", "porchlamp_version": "test", "repos": 2}
-    kept = tmp_path / "kept.parquet"
     first = {"pr_results": _verdicts(D1, [("o/a", 1), ("o/a", 2), ("o/b", 3)])}
     with Store(tmp_path / "s.duckdb") as s:
         s.write_snapshot(D1, meta, first)
         s.write_snapshot(D1, meta, first)  # again: replaced, its first verdicts forgotten
         assert (s.count("pr_verdicts"), s.count("snapshot_prs")) == (3, 3)
-        duckdb.sql("SELECT 'o/a' AS repo, 2 AS number UNION ALL SELECT 'o/b', 3").write_parquet(str(kept))
-        s.write_snapshot(D2, meta, {"pr_results": _verdicts(D2, [("o/a", 1)], "new")}, kept_prs=(D1, [kept]))
+        second = _verdicts(D2, [("o/a", 1), ("o/a", 2), ("o/b", 3)])
+        second["title"][0] = "new 1"
+        s.write_snapshot(D2, meta, {"pr_results": second})
         day2 = s.query("SELECT repo, number, title FROM pr_results WHERE as_of = ? ORDER BY repo, number", [D2])
         assert day2 == [{"repo": "o/a", "number": 1, "title": "new 1"}, {"repo": "o/a", "number": 2, "title": "t 2"},
                         {"repo": "o/b", "number": 3, "title": "t 3"}]
@@ -243,7 +242,7 @@ def test_verdicts_move_to_one_row_each_and_read_as_before(tmp_path: Path, table:
         s.conn.execute(f"DELETE FROM {table} WHERE as_of < ?", [D1])
         before = s.conn.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
         columns = s.conn.execute(f"DESCRIBE {table}").fetchall()
-    with Store(path) as s:
+    with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:version + 1]), Store(path) as s:
         assert s.conn.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall() == before
         assert s.conn.execute(f"DESCRIBE {table}").fetchall() == columns
         assert (s.count(verdicts), s.count(listing)) == (stored, stored)
@@ -261,20 +260,19 @@ def test_an_upgrade_runs_in_the_small_budget(tmp_path: Path) -> None:
         assert s.conn.execute("SELECT current_setting('memory_limit')").fetchone()[0] != "488.2 MiB"
 
 
-def test_a_carried_repository_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
-    """A day that carries an earlier day's repository verdicts lists them; the digest given for the
-    repositories judged that day goes on their new verdicts only, and dropping the earlier day
+def test_an_unchanged_repository_verdict_is_listed_again_not_copied(tmp_path: Path) -> None:
+    """A day whose repository verdicts equal the day before's lists them; dropping the earlier day
     forgets only the verdict no snapshot lists any more."""
     meta = {"settings": "{}", "porchlamp_version": "test", "repos": 3}
     with Store(tmp_path / "s.duckdb") as s:
-        s.write_snapshot(D1, meta, {"results": _results(["o/a", "o/b", "o/c"], '{"day": 1}')},
-                         inputs={"o/a": "1:1", "o/b": "1:2", "o/c": "1:3"})
-        s.write_snapshot(D2, meta, {"results": _results(["o/c"], '{"day": 2}')}, carry=(D1, ["o/a", "o/b"]),
-                         inputs={"o/a": "1:1", "o/b": "1:2", "o/c": "2:3"})
-        rows = s.query("SELECT as_of, repo, evidence, inputs FROM results ORDER BY as_of, repo")
-        assert [(r["as_of"], r["repo"], r["evidence"], r["inputs"]) for r in rows] == [
-            (D1, "o/a", '{"day": 1}', "1:1"), (D1, "o/b", '{"day": 1}', "1:2"), (D1, "o/c", '{"day": 1}', "1:3"),
-            (D2, "o/a", '{"day": 1}', "1:1"), (D2, "o/b", '{"day": 1}', "1:2"), (D2, "o/c", '{"day": 2}', "2:3")]
+        s.write_snapshot(D1, meta, {"results": _results(["o/a", "o/b", "o/c"], '{"day": 1}')})
+        second = _results(["o/a", "o/b", "o/c"], '{"day": 1}')
+        second["evidence"][2] = '{"day": 2}'
+        s.write_snapshot(D2, meta, {"results": second})
+        rows = s.query("SELECT as_of, repo, evidence FROM results ORDER BY as_of, repo")
+        assert [(r["as_of"], r["repo"], r["evidence"]) for r in rows] == [
+            (D1, "o/a", '{"day": 1}'), (D1, "o/b", '{"day": 1}'), (D1, "o/c", '{"day": 1}'),
+            (D2, "o/a", '{"day": 1}'), (D2, "o/b", '{"day": 1}'), (D2, "o/c", '{"day": 2}')]
         assert (s.count("repo_verdicts"), s.count("snapshot_repos")) == (4, 6)
         assert s.delete_snapshots([D1]) == 3
         assert [(r["repo"], r["evidence"]) for r in s.query("SELECT repo, evidence FROM results ORDER BY repo")] == [

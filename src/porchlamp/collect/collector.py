@@ -25,6 +25,7 @@ from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.gates import is_bot_commit
 from porchlamp.evaluate.rules import Rules, load_rules, norm_label
+from porchlamp.store.marks import ensure_marks
 from porchlamp.models import Issue, as_of_instant
 from porchlamp.store import Store
 
@@ -297,6 +298,8 @@ class Collector:
             self.summary.points_saved = int(full_before) - self.summary.points
         elif not self.summary.incremental:
             self.store.set_meta("full_collection_points", str(self.summary.points))
+        # Text is read once, when stored: what evaluation reads of each new or edited comment.
+        ensure_marks(self.store, self.rules)
         self.store.mark_collected(self.opt.as_of)
         return self.summary
 

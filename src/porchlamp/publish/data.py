@@ -79,7 +79,7 @@ PROJECT_TREES = tuple(rel.rsplit("/", 2)[0] for rel in project_files("owner/name
 PR_COLUMNS = ("number", "title", "author", "author_association", "created_at", "clock_start", "excluded", "outcome",
               "response_kind", "response_actor", "response_at", "hours_to_response", "first_timer", "merged")
 # Columns that say how a verdict was reached, not what it is: no page or record shows them.
-BOOKKEEPING = frozenset({"as_of", "valid_until", "inputs"})
+BOOKKEEPING = frozenset({"as_of"})
 # The detail files, each sorted by project: rows per Parquet row group and per batch read back, so
 # that what is read at once stays a few megabytes whatever the snapshot's size.
 DETAIL_ROWS = 4096

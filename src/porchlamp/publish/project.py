@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from porchlamp.evaluate.gates import outcome_counts
-from porchlamp.evaluate.pulls import EXCLUSION_REASONS
+from porchlamp.evaluate.relations import EXCLUSION_REASONS
 from porchlamp.publish.changes import Change
 from porchlamp.publish.words import kind_label, status_words
 from porchlamp.stats import quantile_or_never

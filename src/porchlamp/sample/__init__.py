@@ -9,7 +9,10 @@ from datetime import date
 from pathlib import Path
 
 from porchlamp.sample.world import TABLES, WorldSummary, generate_world, iter_rows, read_meta, read_truth
+from porchlamp.config import Settings
+from porchlamp.evaluate.rules import load_rules
 from porchlamp.store import Store
+from porchlamp.store.marks import ensure_marks
 
 __all__ = ["TABLES", "WorldSummary", "generate_world", "iter_rows", "load_world", "read_meta", "read_truth"]
 
@@ -18,5 +21,6 @@ def load_world(world: str | Path, store: Store) -> dict[str, int]:
     """Upsert every table of a world into the store; returns rows per table."""
     meta = read_meta(world)
     counts = {t: store.load_jsonl(t, Path(world) / f"{t}.jsonl.gz") for t in TABLES}
+    ensure_marks(store, load_rules(Settings()))
     store.mark_collected(date.fromisoformat(meta["as_of"]))
     return counts

@@ -27,11 +27,13 @@ from porchlamp.models import (
     RepoData,
     Repository,
     TimelineItem,
+    LIST_FIELDS,
     field_names,
+    from_stored,
 )
 from porchlamp import killpoints
 from porchlamp.errors import PorchlampError
-from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, REPO_VERDICTS, RESULT_TABLES, STORED_ONCE
+from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES, STORED_ONCE
 
 # DuckDB's memory for a scan or export that streams over a whole table (`Store.small_budget`).
 SMALL_BUDGET = "512MB"
@@ -72,6 +74,10 @@ KEY_OF_TABLE: dict[str, tuple[str, ...]] = {
     "dependents": ("repo",),
 }
 
+# A row that carries marks of its text (`m_*` of `timeline` and `pulls`, `store.marks`) has its marks'
+# version cleared when written, since INSERT OR REPLACE keeps the columns it is not given.
+_CLEAR_MARKS = (", m_version", ", NULL::VARCHAR")
+
 ORDER_OF_TABLE: dict[str, str] = {
     "snapshots": "as_of",
     "results": "as_of, repo",
@@ -101,12 +107,7 @@ def _to_db(name: str, value: Any) -> Any:
     return value
 
 
-def _from_db(name: str, value: Any) -> Any:
-    if name == "languages":
-        return tuple((d["name"], d["bytes"]) for d in (value or ()))
-    if isinstance(value, list):
-        return tuple(value)
-    return value
+_from_db = from_stored
 
 
 class Store:
@@ -267,8 +268,9 @@ class Store:
         self.conn.register(name, arrow)
         try:
             select = ", ".join(f"CAST({_q(c)} AS {types[c]})" for c in cols)
-            self._run(f"INSERT {'OR REPLACE ' if replace else ''}INTO {table} ({', '.join(_q(c) for c in cols)}) "
-                      f"SELECT {select} FROM {name}")
+            marks = _CLEAR_MARKS if "m_version" in types else ("", "")
+            self._run(f"INSERT {'OR REPLACE ' if replace else ''}INTO {table} ({', '.join(_q(c) for c in cols)}{marks[0]}) "
+                      f"SELECT {select}{marks[1]} FROM {name}")
         finally:
             self.conn.unregister(name)
         return n
@@ -291,9 +293,10 @@ class Store:
         types = self._column_types(table)
         spec = "{" + ", ".join(f"'{c}': '{types[c]}'" for c in cols) + "}"
         before = self.count(table)
+        marks = _CLEAR_MARKS if "m_version" in types else ("", "")
         self._run(
-            f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}) "
-            f"SELECT {', '.join(cols)} FROM read_json(?, format='newline_delimited', columns={spec}, "
+            f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}{marks[0]}) "
+            f"SELECT {', '.join(cols)}{marks[1]} FROM read_json(?, format='newline_delimited', columns={spec}, "
             "timestampformat='%Y-%m-%dT%H:%M:%SZ')",
             [str(path)],
         )
@@ -335,6 +338,7 @@ class Store:
                             "(SELECT name_with_owner FROM repositories)")
             counts["overlap"] = int(row[0]) if row else 0
             with self.transaction():
+                # Rows come with their text marks (`m_*`), made from their text.
                 for table in (*(t for t in RAW_TABLES if t != "store_meta"), "collect_state", "repo_names"):
                     row = self._one(f"SELECT count(*) FROM merge_src.{table}")
                     counts[table] = int(row[0]) if row else 0
@@ -362,8 +366,9 @@ class Store:
         return [r[0] for r in self.conn.execute("SELECT name_with_owner FROM repositories ORDER BY 1").fetchall()]
 
     def rows(self, table: str) -> list[tuple[Any, ...]]:
-        """Every row of a table, all columns, in a stable order (for comparisons and exports)."""
-        return self.conn.execute(f"SELECT * FROM {table} ORDER BY {ORDER_OF_TABLE[table]}").fetchall()
+        """Every row of a table, all columns (a raw table's: its model's), in a stable order (for comparisons and exports)."""
+        cols = ", ".join(_columns(MODEL_OF_TABLE[table])) if table in MODEL_OF_TABLE else "*"
+        return self.conn.execute(f"SELECT {cols} FROM {table} ORDER BY {ORDER_OF_TABLE[table]}").fetchall()
 
     def records(self, table: str, repo: str | None = None) -> list[Any]:
         model = MODEL_OF_TABLE[table]
@@ -490,22 +495,16 @@ class Store:
     # -- evaluated snapshots ---------------------------------------------------------------
 
     def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: dict[str, dict[str, list[Any]]],
-                       files: dict[str, Sequence[Path]] | None = None, carry: tuple[date, Sequence[str]] | None = None,
-                       inputs: Mapping[str, str] | None = None, kept_prs: tuple[date, Sequence[Path]] | None = None) -> None:
+                       files: dict[str, Sequence[Path]] | None = None, prs: str | None = None) -> None:
         """Replace one snapshot's results (all tables at once, in one transaction): rows given as
-        columns in `tables`, or as Parquet files with the table's columns in `files`; `carry` =
-        (an earlier snapshot, repositories) takes those repositories' rows from it but for the
-        ranks (`profile_results` comes whole in `tables`); `kept_prs` = (an earlier snapshot, Parquet
-        files of (repo, number)) takes those PRs' verdicts from it; `inputs` sets the digest of each
-        repository judged here (one carried was carried because its digest is the same). A verdict
-        taken from an earlier snapshot, a repository's or a PR's, is listed again, not copied
-        (`STORED_ONCE`)."""
+        columns in `tables`, or as Parquet files with the table's columns in `files`; `prs` names a
+        relation on this connection holding the PR verdicts (`pr_results`' columns). A PR verdict the
+        latest earlier snapshot holds unchanged is listed again, not stored twice (`STORED_ONCE`)."""
         with self.transaction():
             self._delete_snapshots([as_of])
-            judged_after = self._last_id(REPO_VERDICTS)
             self._run(
-                "INSERT INTO snapshots (as_of, settings, porchlamp_version, repos, basis) VALUES (?, ?, ?, ?, ?)",
-                [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"], meta.get("basis")],
+                "INSERT INTO snapshots (as_of, settings, porchlamp_version, repos) VALUES (?, ?, ?, ?)",
+                [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"]],
             )
             for table, data in tables.items():
                 self._result_table(table)
@@ -530,54 +529,42 @@ class Store:
                     cols = [c for c in types if c in present]
                     self._run(f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) SELECT "
                               f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} FROM {source}")
-            if kept_prs and kept_prs[1]:
-                was, paths = kept_prs
-                listed = ", ".join(f"'{_sql_path(Path(p))}'" for p in paths)
-                self._list_again("pr_results", as_of, was, f"EXISTS (SELECT 1 FROM read_parquet([{listed}]) k "
-                                                           "WHERE k.repo = v.repo AND k.number = v.number)")
-            if carry and carry[1]:
-                was, repos = carry
-                self.conn.register("_carry", pa.table({"repo": pa.array(list(repos), pa.string())}))
-                try:
-                    for table in RESULT_TABLES:
-                        if table in STORED_ONCE:
-                            self._list_again(table, as_of, was, "v.repo IN (SELECT repo FROM _carry)")
-                        elif table != "profile_results":
-                            self._run(f"INSERT INTO {table} SELECT * REPLACE (CAST(? AS DATE) AS as_of) FROM {table} "
-                                      "WHERE as_of = ? AND repo IN (SELECT repo FROM _carry)", [as_of, was])
-                finally:
-                    self.conn.unregister("_carry")
-            if inputs:
-                self.conn.register("_inputs", pa.table({"repo": pa.array(list(inputs), pa.string()),
-                                                        "inputs": pa.array(list(inputs.values()), pa.string())}))
-                try:
-                    # Only the verdicts stored by this write: one listed again may be another snapshot's too.
-                    self._run(f"UPDATE {REPO_VERDICTS} SET inputs = i.inputs FROM _inputs i "
-                              f"WHERE {REPO_VERDICTS}.id > ? AND {REPO_VERDICTS}.repo = i.repo", [judged_after])
-                finally:
-                    self.conn.unregister("_inputs")
-
-    def _list_again(self, table: str, as_of: date, was: date, where: str) -> None:
-        """The verdicts of `table` (stored once) that snapshot `was` lists and that satisfy `where`
-        (over `v`, the verdict) listed in snapshot `as_of` too: kept, not copied."""
-        verdicts, listing = STORED_ONCE[table]
-        self._run(f"INSERT INTO {listing} SELECT CAST(? AS DATE), s.id FROM {listing} s "
-                  f"JOIN {verdicts} v ON v.id = s.id WHERE s.as_of = ? AND {where}", [as_of, was])
+            if prs is not None:
+                present = [r[0] for r in self.conn.execute(f"DESCRIBE {prs}").fetchall()]
+                self._add_verdicts("pr_results", as_of, prs, present)
 
     def _last_id(self, verdicts: str) -> int:
         row = self._one(f"SELECT coalesce(max(id), 0) FROM {verdicts}")
         return int(row[0]) if row else 0
 
     def _add_verdicts(self, table: str, as_of: date, source: str, present: Collection[str]) -> None:
-        """Verdicts of `table` (stored once) new to the store, the rows of `source` (a table or a
-        table function, with the columns `present` of `table`), stored and listed in snapshot `as_of`."""
+        """The rows of `source` (a table or a table function, with the columns `present` of `table`, a
+        table stored once) listed in snapshot `as_of`: a row equal to the verdict the latest earlier
+        snapshot lists for the same repository (and PR) is listed again, the others are stored. A
+        day whose activity touched few PRs stores few new verdicts."""
         verdicts, listing = STORED_ONCE[table]
         types = self._column_types(verdicts)
-        cols = [c for c in types if c in present and c != "id"]
+        cols = [c for c in types if c in present and c != "id" and c != "as_of"]
+        row = self._one("SELECT max(as_of) FROM snapshots WHERE as_of < ?", [as_of])
+        was = row[0] if row else None
+        casts = ", ".join(f"CAST({_q(c)} AS {types[c]}) AS {_q(c)}" for c in cols)
+        if was is None:
+            same = "NULL::BIGINT AS same"
+            earlier = ""
+        else:
+            same = "e.id AS same"
+            match = " AND ".join(f"e.{_q(c)} IS NOT DISTINCT FROM n.{_q(c)}" for c in cols)
+            earlier = (f" LEFT JOIN (SELECT v.* FROM {listing} l JOIN {verdicts} v ON v.id = l.id WHERE l.as_of = ?) e ON {match}")
         base = self._last_id(verdicts)
-        self._run(f"INSERT INTO {verdicts} (id, {', '.join(_q(c) for c in cols)}) SELECT ? + row_number() OVER (), "
-                  f"{', '.join(f'CAST({_q(c)} AS {types[c]})' for c in cols)} FROM {source}", [base])
-        self._run(f"INSERT INTO {listing} SELECT CAST(? AS DATE), id FROM {verdicts} WHERE id > ?", [as_of, base])
+        self._run(f"CREATE OR REPLACE TEMP TABLE _staged AS SELECT n.*, {same} FROM (SELECT {casts} FROM {source}) n{earlier}",
+                  [was] if was is not None else None)
+        try:
+            self._run(f"INSERT INTO {verdicts} (id, {', '.join(_q(c) for c in cols)}) SELECT ? + row_number() OVER (), "
+                      f"{', '.join(_q(c) for c in cols)} FROM _staged WHERE same IS NULL", [base])
+            self._run(f"INSERT INTO {listing} SELECT CAST(? AS DATE), id FROM {verdicts} WHERE id > ?", [as_of, base])
+            self._run(f"INSERT INTO {listing} SELECT DISTINCT CAST(? AS DATE), same FROM _staged WHERE same IS NOT NULL", [as_of])
+        finally:
+            self._run("DROP TABLE IF EXISTS _staged")
 
     def _delete_snapshots(self, dates: Sequence[date]) -> int:
         """Every result row of these snapshots, and their record, deleted (inside the caller's
@@ -620,8 +607,8 @@ class Store:
         return dates[-1] if dates else None
 
     def snapshot_meta(self, as_of: date) -> dict[str, Any] | None:
-        row = self._one("SELECT settings, porchlamp_version, repos, basis FROM snapshots WHERE as_of = ?", [as_of])
-        return None if row is None else {"settings": row[0], "porchlamp_version": row[1], "repos": row[2], "basis": row[3]}
+        row = self._one("SELECT settings, porchlamp_version, repos FROM snapshots WHERE as_of = ?", [as_of])
+        return None if row is None else {"settings": row[0], "porchlamp_version": row[1], "repos": row[2]}
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         """Rows of a read-only query as dicts (for report and publish)."""
@@ -682,7 +669,7 @@ class Store:
         ]
 
 
-_LIST_COLUMNS = frozenset({"topics", "root_files", "codeowners", "ai_policy", "labels"})
+_LIST_COLUMNS = LIST_FIELDS
 # The tables whose rows belong to one repository, as a RepoData gathers them.
 _REPO_TABLES = ("community", "pulls", "timeline", "commits", "issues", "dependents")
 # Timeline rows that finding templates reads (SPEC section 5): what people say, and when a PR became ready.

@@ -362,6 +362,43 @@ MIGRATIONS: tuple[Migration, ...] = (
         "verdicts it carried, each with its evidence (4 KB on average), about 45 MB of store a day",
         _stored_once("results"),
     ),
+    Migration(
+        14,
+        "what evaluation reads of each comment's and PR's text (fingerprint, curated bot text, redirect, AI marks), "
+        "kept beside the text: computed once when the row is stored, under the version of the rule data (m_version), "
+        "which a write of the row clears",
+        """
+        ALTER TABLE timeline ADD COLUMN m_version VARCHAR;
+        ALTER TABLE timeline ADD COLUMN m_fp BIGINT;
+        ALTER TABLE timeline ADD COLUMN m_chars INTEGER;
+        ALTER TABLE timeline ADD COLUMN m_words INTEGER;
+        ALTER TABLE timeline ADD COLUMN m_curated BOOLEAN;
+        ALTER TABLE timeline ADD COLUMN m_redirect VARCHAR;
+        ALTER TABLE pulls ADD COLUMN m_version VARCHAR;
+        ALTER TABLE pulls ADD COLUMN m_ai BOOLEAN;
+        """,
+    ),
+    Migration(
+        15,
+        "every snapshot is evaluated whole: what was kept to carry verdicts between days goes (each verdict's horizon, "
+        "the digests of its rows, inputs and maintainers' acts, the snapshot's basis, and the template sightings kept per PR)",
+        """
+        DROP VIEW pr_results;
+        DROP VIEW results;
+        ALTER TABLE pr_verdicts DROP COLUMN valid_until;
+        ALTER TABLE pr_verdicts DROP COLUMN inputs;
+        ALTER TABLE pr_verdicts DROP COLUMN acts;
+        ALTER TABLE pr_verdicts DROP COLUMN rows;
+        ALTER TABLE repo_verdicts DROP COLUMN valid_until;
+        ALTER TABLE repo_verdicts DROP COLUMN inputs;
+        ALTER TABLE snapshots DROP COLUMN basis;
+        CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
+        CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JOIN repo_verdicts v ON v.id = s.id;
+        DROP TABLE template_pr_sighted;
+        DROP TABLE template_fingerprints;
+        DROP TABLE template_comments;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

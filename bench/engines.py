@@ -1,0 +1,137 @@
+"""Evaluation now against the engine it replaced, in one run on the same world: wall time, CPU and
+peak memory of each, the four result tables compared row for row, and each engine's lines of code.
+
+    .venv/bin/python bench/engines.py --repos 11000 --seed 2026 [--old 65abf32] [--work DIR] [--parts 2]
+
+The replaced engine is the commit `--old` (default: the last commit before the switch), checked out as
+a git worktree under --work and run from its own `src` with this environment's packages: it loads
+the world into a store of its own (its store format is older) and evaluates it with its defaults
+(`--full`: nothing carried, one worker per core from 1,000 repositories up). This tree's engine loads
+the world (text marked then, once) and evaluates it in this process's way (`--workers`, default 1).
+Each evaluation runs in a child process of its own; its CPU counts every process it waited for
+(Dask's workers too). Prints one JSON object; exits non-zero if any result table differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLACED = "65abf32"  # the last commit whose evaluation judged PRs in Python, one object each
+TABLES = ("results", "pr_results", "component_results", "profile_results")
+# The evaluation path of each engine: what a newcomer reads to learn how a snapshot is judged.
+OLD_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
+            "src/porchlamp/store/inputs.py", "src/porchlamp/gcpause.py")
+NEW_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
+            "src/porchlamp/store/marks.py")
+# Runs the command line given in a child and prints its wall seconds, CPU seconds (every process it
+# waited for) and the largest resident size of any of them, in MB.
+MEASURE = """
+import json, resource, subprocess, sys, time
+t = time.perf_counter()
+run = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"rc": run.returncode, "seconds": round(time.perf_counter() - t, 2), "cpu": round(u.ru_utime + u.ru_stime, 2),
+                  "peak_mb": round(u.ru_maxrss / 1024), "out": run.stdout[-2000:], "err": run.stderr[-3000:]}))
+"""
+CLI = "import sys; sys.argv[0] = 'porchlamp'; from porchlamp.cli import main; main()"
+
+
+def porchlamp(src: Path, *args: str) -> dict[str, Any]:
+    """`porchlamp ARGS` with the package from `src`, measured."""
+    env = {**os.environ, "PYTHONPATH": str(src), "COLUMNS": "200"}
+    run = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-c", CLI, *args], capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        sys.exit(f"engines: measuring `porchlamp {' '.join(args)}` failed:\n{run.stderr[-3000:]}")
+    out = json.loads(run.stdout)
+    if out["rc"] != 0:
+        sys.exit(f"engines: `porchlamp {' '.join(args)}` with {src} failed:\n{out['err']}")
+    return out
+
+
+def lines(tree: Path, paths: tuple[str, ...]) -> int:
+    """Lines of the Python and SQL files under `paths` in `tree`."""
+    total = 0
+    for p in paths:
+        f = tree / p
+        files = [f] if f.is_file() else [g for g in f.rglob("*") if g.suffix in (".py", ".sql")] if f.is_dir() else []
+        total += sum(len(g.read_text(encoding="utf-8").splitlines()) for g in files)
+    return total
+
+
+def compare(old: Path, new: Path) -> dict[str, dict[str, int]]:
+    """Each table's rows found in only one store, over the columns both have."""
+    import duckdb
+
+    conn = duckdb.connect()
+    conn.execute(f"ATTACH '{old}' AS o (READ_ONLY)")
+    conn.execute(f"ATTACH '{new}' AS n (READ_ONLY)")
+    out = {}
+    for t in TABLES:
+        cols = [r[0] for r in conn.execute(f"DESCRIBE n.{t}").fetchall()]
+        theirs = {r[0] for r in conn.execute(f"DESCRIBE o.{t}").fetchall()}
+        shared = ", ".join(f'"{c}"' for c in cols if c in theirs)
+        only = [conn.execute(f"SELECT count(*) FROM (SELECT {shared} FROM {a}.{t} EXCEPT ALL SELECT {shared} FROM {b}.{t})").fetchone()[0]
+                for a, b in (("o", "n"), ("n", "o"))]
+        out[t] = {"rows": conn.execute(f"SELECT count(*) FROM n.{t}").fetchone()[0], "old_only": only[0], "new_only": only[1]}
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repos", type=int, default=300, help="repositories in the sample world (default 300)")
+    ap.add_argument("--seed", type=int, default=2026, help="the world's seed (default 2026)")
+    ap.add_argument("--old", default=REPLACED, help=f"the commit of the replaced engine (default {REPLACED})")
+    ap.add_argument("--workers", type=int, default=1, help="worker processes for this tree's evaluation (default 1)")
+    ap.add_argument("--parts", type=int, default=1, help="generate the world in this many parts side by side (one per core)")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/porchlamp-engines"), help="where the world, stores and checkout go "
+                    "(kept between runs: the world and the checkout are reused)")
+    args = ap.parse_args()
+    if args.repos < 1 or args.parts < 1:
+        ap.error("--repos and --parts must be at least 1")
+    work = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    old_tree = work / f"old-{args.old}"
+    if not (old_tree / "src" / "porchlamp").is_dir():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force", str(old_tree), args.old], check=True,
+                       capture_output=True)
+    worlds = [work / f"world{args.repos}-{args.seed}-{k}" for k in range(1, args.parts + 1)]
+    todo = [(w, k) for k, w in enumerate(worlds, 1) if not (w / "world.json").exists()]
+    gens = [subprocess.Popen([sys.executable, "-c", CLI, "sample-world", "--repos", str(args.repos), "--seed", str(args.seed),
+                              "--out", str(w), *(["--part", f"{k}/{args.parts}"] if args.parts > 1 else [])],
+                             env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, stdout=subprocess.DEVNULL) for w, k in todo]
+    if any(g.wait() for g in gens):
+        sys.exit("engines: generating the world failed")
+    report: dict[str, Any] = {"benchmark": "engines", "repos": args.repos, "seed": args.seed, "old": args.old,
+                              "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"}
+    stores = {}
+    for name, src, extra in (("old", old_tree / "src", ["--full"]), ("new", ROOT / "src", ["--workers", str(args.workers)])):
+        db = work / f"{name}.duckdb"
+        for leftover in (db, Path(f"{db}.wal")):
+            leftover.unlink(missing_ok=True)
+        t = time.perf_counter()
+        for w in worlds:
+            porchlamp(src, "load-world", str(w), "--db", str(db))
+        loaded = round(time.perf_counter() - t, 1)
+        ran = porchlamp(src, "evaluate", "--db", str(db), *extra)
+        report[name] = {"load_seconds": loaded, "evaluate_seconds": ran["seconds"], "evaluate_cpu": ran["cpu"],
+                        "evaluate_peak_mb": ran["peak_mb"]}
+        stores[name] = db
+    report["new_over_old_seconds"] = round(report["new"]["evaluate_seconds"] / report["old"]["evaluate_seconds"], 3)
+    report["tables"] = compare(stores["old"], stores["new"])
+    report["lines"] = {"old": lines(old_tree, OLD_PATH), "new": lines(ROOT, NEW_PATH)}
+    print(json.dumps(report, indent=1))
+    if any(v["old_only"] or v["new_only"] for v in report["tables"].values()):
+        sys.exit("engines: the result tables differ")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""What the once-per-repository step (gates, components, ranks) reads of the PR relations: one
+row of counts per repository, its outside PRs' outcomes, its commit sample, its maintainers.
+
+`repo_facts` streams them from a connection on which `relations.judge` has run, a batch of
+repositories at a time, so memory follows the batch, not the snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NamedTuple
+
+import duckdb
+
+from porchlamp.models import LIST_FIELDS, CommunityFiles, Dependents, Issue, Repository, field_names, from_stored
+
+BATCH_REPOS = 2000
+
+
+class Figures(NamedTuple):
+    """What a repository's gates and components count of its PR verdicts (`sql/10_figures.sql`)."""
+
+    outside_prs: int
+    answered: int
+    closed_silently: int
+    unanswered: int
+    decided: int
+    median_hours: float | None
+    p90_hours: float | None
+    ai_prs: int
+    ai_answered: int
+    merged: int  # merged PRs but those opened before the window or by bots
+    reviewed: int  # of those, reviewed by someone other than the author before the merge
+    reviews: int  # of those, reviews before the merge
+    ci_checked: int  # of the CI sample, PRs whose CI status is known
+    ci_with: int  # of those, PRs with CI checks
+    first_timers: int
+    first_timers_merged: int
+    first_timers_came_back: int
+
+
+NO_PRS = Figures(0, 0, 0, 0, 0, None, None, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+
+class Outside(NamedTuple):
+    """One outside PR as the gates read it: its outcome, and where it was pointed instead (JSON)."""
+
+    repo: str
+    number: int
+    outcome: str
+    redirect: str | None
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/{self.repo}/pull/{self.number}"
+
+
+class SampledCommit(NamedTuple):
+    """A commit of the sample activity is judged on, newest first (`sql/09_commits.sql`)."""
+
+    oid: str
+    committed_at: datetime
+    author_login: str | None
+    author_name: str | None
+    message: str | None  # only the newest commit by a person's: the one evidence quotes
+    bot: bool
+    trailer: bool  # its message carries a review trailer (Change-Id:, Reviewed-on:)
+
+
+@dataclass(frozen=True)
+class RepoFacts:
+    repo: Repository
+    community: CommunityFiles
+    issues: tuple[Issue, ...]
+    dependents: Dependents | None
+    commits: tuple[SampledCommit, ...]
+    outside: tuple[Outside, ...]
+    figures: Figures
+    maintainers: dict[str, str]  # login (lower case) -> the first reason found
+
+    def active_maintainers(self) -> int:
+        """How many showed themselves in the window (association or action, not CODEOWNERS alone)."""
+        return sum(1 for r in self.maintainers.values() if r != "named in CODEOWNERS")
+
+
+def _models(conn: duckdb.DuckDBPyConnection, model: type, table: str, key: str, span: Sequence[str],
+            order: str) -> dict[str, list[Any]]:
+    cols = field_names(model)
+    out: dict[str, list[Any]] = {}
+    rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE {key} BETWEEN ? AND ? ORDER BY {order}", list(span)).fetchall()
+    at = cols.index(key)
+    lists = [k for k, c in enumerate(cols) if c in LIST_FIELDS or c == "languages"]
+    for row in rows:
+        if lists:  # only these need converting: a call per value cost a second at 11,000 repositories
+            row = list(row)
+            for k in lists:
+                row[k] = from_stored(cols[k], row[k])
+        out.setdefault(row[at], []).append(model(*row))
+    return out
+
+
+def _rows(conn: duckdb.DuckDBPyConnection, sql: str, span: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
+    """Rows of `sql` (its first column the repository) by repository."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for row in conn.execute(sql, list(span)).fetchall():
+        out.setdefault(row[0], []).append(row[1:])
+    return out
+
+
+def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterator[RepoFacts]:
+    """Each of `repos` (in name order) with what its gates and components read."""
+    names = sorted(repos)
+    for first in range(0, len(names), BATCH_REPOS):
+        batch = names[first:first + BATCH_REPOS]
+        span = (batch[0], batch[-1])
+        meta = _models(conn, Repository, "repositories", "name_with_owner", span, "name_with_owner")
+        community = _models(conn, CommunityFiles, "community", "repo", span, "repo")
+        issues = _models(conn, Issue, "issues", "repo", span, "repo, number")
+        dependents = _models(conn, Dependents, "dependents", "repo", span, "repo")
+        commits = _rows(conn, "SELECT repo, oid, committed_at, author_login, author_name, message, bot, trailer FROM j_commits "
+                              "WHERE repo BETWEEN ? AND ? ORDER BY repo, place", span)
+        outside = _rows(conn, "SELECT repo, repo, number, outcome, redirect FROM j_outside WHERE repo BETWEEN ? AND ? "
+                              "ORDER BY repo, number", span)
+        figures = _rows(conn, f"SELECT repo, {', '.join(Figures._fields)} FROM j_figures WHERE repo BETWEEN ? AND ?", span)
+        maintainers = _rows(conn, "SELECT repo, login, why FROM j_maintainers WHERE repo BETWEEN ? AND ?", span)
+        for name in batch:
+            if name not in meta:
+                continue
+            fig = figures.get(name)
+            yield RepoFacts(
+                repo=meta[name][0],
+                community=community[name][0] if name in community else CommunityFiles(repo=name),
+                issues=tuple(issues.get(name, ())),
+                dependents=dependents[name][0] if name in dependents else None,
+                commits=tuple(SampledCommit(*c) for c in commits.get(name, ())),
+                outside=tuple(Outside(*o) for o in outside.get(name, ())),
+                figures=Figures(*fig[0]) if fig else NO_PRS,
+                maintainers=dict(maintainers.get(name, ())),
+            )

@@ -1,0 +1,153 @@
+"""Per-PR judging as SQL relations over the store's tables (SPEC sections 3-5): one `.sql` file per
+rule under `evaluate/sql/`, run in order over a DuckDB connection, with the rule data as small tables.
+
+Pure in the sense that matters: it reads the tables it is given and `as_of`'s window, never the clock,
+and leaves only temporary tables (`j_*`) on the connection. Work that grows with PRs and timeline
+items is here; what runs once per repository reads these relations.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime
+from importlib import resources
+
+import duckdb
+import pyarrow as pa
+
+from porchlamp.config import Settings
+from porchlamp.evaluate.rules import Rules
+
+QUOTE_CHARS = 300
+# SPEC section 4: why a PR is not an outside PR, in the order checked (`sql/08_verdicts.sql`); the
+# first that applies is recorded.
+EXCLUSION_REASONS: dict[str, str] = {
+    "before_window": "opened before the window",
+    "deleted_author": "author's account was deleted",
+    "mannequin": "author is a mannequin (imported placeholder)",
+    "bot": "author is a bot",
+    "maintainer": "author is a maintainer",
+    "brand_new_account": "author's account was brand-new",
+    "draft": "draft never marked ready for review",
+    "too_young": "younger than the response window at the snapshot",
+    "self_closed": "closed by its author before anyone responded",
+}
+OUTCOMES = ("answered", "closed_silently", "unanswered")
+# SPEC section 3: acts that need write or triage rights (`sql/05_maintainers.sql`); a maintainer's
+# reason names the first one seen.
+WRITE_ACTIONS = {
+    "merged": "merged a PR",
+    "labeled": "labelled a PR",
+    "review_requested": "requested reviewers",
+    "assigned": "assigned a PR",
+    "closed": "closed someone else's PR",
+}
+# The relations in the order they build on each other, each a file of `evaluate/sql/`.
+RELATIONS = ("01_items", "02_logins", "03_templates", "04_bots", "05_maintainers", "06_first", "07_responses", "08_verdicts",
+             "09_commits", "10_figures")
+
+PR_COLUMNS = ("repo", "number", "title", "author", "author_association", "created_at", "clock_start", "excluded", "outcome",
+              "response_kind", "response_actor", "response_at", "hours_to_response", "decided", "merged", "reviewed_by_other",
+              "reviews", "has_ci", "first_timer", "ai_assisted", "redirect")
+
+
+def _sql(name: str) -> str:
+    return resources.files("porchlamp.evaluate").joinpath("sql", f"{name}.sql").read_text(encoding="utf-8")
+
+
+def rule_tables(conn: duckdb.DuckDBPyConnection, rules: Rules) -> None:
+    """The packaged rule data as small temporary tables: the known bots and the people whose logins
+    look like bots, the login patterns (globs) and the words expression (a variable), the
+    project-name suffixes, bridge bots, review trailers, write-level acts."""
+    b = rules.bots
+
+    def column(name: str, values: Iterable[str]) -> pa.Table:
+        return pa.table({name: pa.array(list(values), pa.string())})
+
+    _put(conn, "rule_known", column("norm", b.known))
+    _put(conn, "rule_humans", column("norm", b.humans))
+    _put(conn, "rule_globs", column("glob", b.patterns))
+    conn.execute("SET VARIABLE bot_words = ?", [b.words.pattern])
+    _put(conn, "rule_suffixes", column("suffix", b.project_suffixes))
+    _put(conn, "rule_bridges", pa.table({"norm": pa.array(list(rules.bridge_bots), pa.string()),
+                                          "kind": pa.array(list(rules.bridge_bots.values()), pa.string())}))
+    _put(conn, "rule_trailers", column("trailer", rules.commit_trailers))
+    _put(conn, "rule_write_actions", pa.table({"kind": pa.array(list(WRITE_ACTIONS), pa.string()),
+                                                "why": pa.array(list(WRITE_ACTIONS.values()), pa.string())}))
+
+
+def _put(conn: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
+    conn.register(f"_{name}", table)
+    try:
+        conn.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM _{name}")
+    finally:
+        conn.unregister(f"_{name}")
+
+
+def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, settings: Settings, rules: Rules) -> None:
+    """The window and the settings as variables the relations read, and the rule data as tables."""
+    t, w = settings.templates, settings.window
+    values = {
+        "win_start": start, "win_end": end, "response_days": w.response_days, "decided_days": w.decided_days,
+        "brand_new_days": w.brand_new_account_days, "min_chars": t.min_chars, "min_words": t.min_words,
+        "min_prs": t.min_prs, "min_repos": t.min_repos, "automated_minutes": t.automated_minutes,
+        "automated_share": float(t.automated_share), "behaviour_min_comments": t.behaviour_min_comments,
+        "behaviour_share": float(t.behaviour_share), "commit_sample": w.commit_sample,
+        "ci_sample": settings.components.ci_sample,
+    }
+    for name, value in values.items():
+        cast = "TIMESTAMP" if isinstance(value, datetime) else "DOUBLE" if isinstance(value, float) else "BIGINT"
+        conn.execute(f"SET VARIABLE {name} = ?::{cast}", [value])
+    rule_tables(conn, rules)
+
+
+TemplateIndex = tuple[pa.Table, pa.Table]  # (j_found, j_behaviour)
+
+
+def template_index(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, settings: Settings,
+                   rules: Rules) -> TemplateIndex:
+    """The snapshot's templates and the accounts that act as bots (SPEC section 5), from every
+    repository on `conn`: the one step that reads across repositories, done once before judging."""
+    _prepare(conn, start, end, settings, rules)
+    for name in RELATIONS[:3]:
+        conn.execute(_sql(name))
+    return conn.sql("SELECT * FROM j_found").to_arrow_table(), conn.sql("SELECT * FROM j_behaviour").to_arrow_table()
+
+
+def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, settings: Settings, rules: Rules,
+          index: TemplateIndex | None = None) -> None:
+    """Build every relation for the window [start, end) on `conn` (its tables: the store's, or one
+    shard's). `index`: the snapshot's template index when `conn` holds only part of it."""
+    _prepare(conn, start, end, settings, rules)
+    for name in RELATIONS:
+        if name == "03_templates" and index is not None:
+            _put(conn, "j_found", index[0])
+            _put(conn, "j_behaviour", index[1])
+            continue
+        if name == "09_commits":
+            redirects(conn)
+        conn.execute(_sql(name))
+
+
+def quote(text: str) -> str:
+    """A passage on one line, cut to QUOTE_CHARS."""
+    one = " ".join(text.split())
+    return one if len(one) <= QUOTE_CHARS else one[: QUOTE_CHARS - 1] + "…"
+
+
+def redirects(conn: duckdb.DuckDBPyConnection) -> None:
+    """`j_redirects`: each outside PR pointed elsewhere, as [kind, "actor (by whom)", quote] in JSON.
+    Written here, for the few PRs that have one: the quote is the item's text on one line."""
+    rows = conn.execute("SELECT v.repo, v.number, v.redirect_kind, v.redirect_actor, v.redirect_bot, t.body FROM j_verdicts v "
+                        "JOIN timeline t ON t.node_id = v.redirect_node ORDER BY v.repo, v.number").fetchall()
+    _put(conn, "j_redirects", pa.table({
+        "repo": pa.array([r[0] for r in rows], pa.string()), "number": pa.array([r[1] for r in rows], pa.int32()),
+        "redirect": pa.array([json.dumps([kind, f"{actor} ({'a bot' if bot else 'a maintainer, by hand'})", quote(body or "")],
+                                         ensure_ascii=False) for _, _, kind, actor, bot, body in rows], pa.string()),
+    }))
+
+
+def pr_verdicts(conn: duckdb.DuckDBPyConnection) -> pa.Table:
+    """Every PR's verdict (`PR_COLUMNS`), in (repo, number) order, once `judge` has run."""
+    return conn.sql(f"SELECT {', '.join(PR_COLUMNS)} FROM j_prs ORDER BY repo, number").to_arrow_table()

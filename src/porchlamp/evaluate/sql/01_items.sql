@@ -1,0 +1,11 @@
+-- SPEC §2 (the snapshot): only what happened before the snapshot instant counts. The PRs opened
+-- before it, and each one's timeline items before it in the order the store lists them
+-- (time, then node id), numbered: "the first" of equally early items is the first listed.
+CREATE OR REPLACE TEMP TABLE j_items AS
+SELECT t.repo, t.number, t.node_id, t.kind, t.created_at AS ts, nullif(t.actor, '') AS actor, t.actor_type,
+       t.actor_association AS assoc, lower(nullif(t.actor, '')) AS actor_low,
+       (t.created_at, t.node_id) AS place,
+       t.m_fp AS fp, t.m_chars AS chars, t.m_words AS words, t.m_curated AS curated, t.m_redirect AS redirect,
+       t.m_fp IS NOT NULL AS has_body
+FROM timeline t
+WHERE t.created_at < getvariable('win_end');

@@ -1,0 +1,34 @@
+-- SPEC §3 (maintainer): association OWNER, MEMBER or COLLABORATOR on anything in the window, a
+-- write-level act on someone else's PR in the window, the merger, or CODEOWNERS; never a bot.
+-- Each act keeps its place (PR number, then the author, the merger, the items in order), so a
+-- maintainer's reason is the first act found.
+CREATE OR REPLACE TEMP TABLE j_acts AS
+WITH win AS (SELECT getvariable('win_start') AS s, getvariable('win_end') AS e)
+SELECT p.repo, p.author AS login, p.author_type AS type, 'association ' || p.author_association AS why, p.number, 0 AS step, NULL AS place
+FROM pulls p, win
+WHERE p.created_at >= win.s AND p.created_at < win.e AND p.author_association IN ('OWNER', 'MEMBER', 'COLLABORATOR')
+  AND nullif(p.author, '') IS NOT NULL
+UNION ALL
+SELECT p.repo, p.merged_by, NULL, 'merged a PR', p.number, 1, NULL
+FROM pulls p, win
+WHERE nullif(p.merged_by, '') IS NOT NULL AND p.merged_at >= win.s AND p.merged_at < win.e
+  AND lower(p.merged_by) <> lower(coalesce(p.author, ''))
+  AND NOT EXISTS (SELECT 1 FROM timeline t WHERE t.repo = p.repo AND t.number = p.number AND t.kind = 'merged')
+UNION ALL
+SELECT i.repo, i.actor, i.actor_type,
+       CASE WHEN i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') THEN 'association ' || i.assoc ELSE w.why END, i.number, 2, i.place
+FROM j_items i
+JOIN pulls p ON p.repo = i.repo AND p.number = i.number
+LEFT JOIN rule_write_actions w ON w.kind = i.kind, win
+WHERE i.ts >= win.s AND i.actor IS NOT NULL
+  AND (i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') OR (w.kind IS NOT NULL AND i.actor_low <> lower(coalesce(p.author, ''))))
+UNION ALL
+SELECT c.repo, o.login, NULL, 'named in CODEOWNERS', 2147483647, 0, NULL
+FROM community c, unnest(c.codeowners) AS o(login)
+WHERE nullif(o.login, '') IS NOT NULL;
+
+CREATE OR REPLACE TEMP TABLE j_maintainers AS
+SELECT a.repo, lower(a.login) AS login, arg_min(a.why, (a.number, a.step, coalesce(a.place, (TIMESTAMP '0001-01-01', '')))) AS why
+FROM j_acts a JOIN j_bots b ON b.repo = a.repo AND b.login = a.login AND b.type IS NOT DISTINCT FROM a.type
+WHERE NOT b.bot
+GROUP BY a.repo, lower(a.login);

@@ -1,0 +1,26 @@
+-- SPEC §5 (responder rule): each comment or review that is the project answering its PR: by a
+-- person other than the PR's author who is a maintainer or a past contributor (association
+-- CONTRIBUTOR), in words of their own. Templated text is not an answer, except a maintainer's
+-- redirect to where review happens, pasted by hand. Also, per item, what the PR's verdict needs:
+-- is its actor a bot, a maintainer; is the item a redirect (SPEC §6) and by whom.
+CREATE OR REPLACE TEMP TABLE j_judged_items AS
+SELECT i.repo, i.number, i.place, i.kind, i.ts, i.actor, i.node_id,
+       coalesce(i.actor_low = lower(nullif(p.author, '')), false) AS by_author,
+       CASE WHEN i.actor IS NULL THEN coalesce(i.actor_type = 'Bot', false) ELSE b.bot END AS bot,
+       m.login IS NOT NULL AS maintainer,
+       CASE WHEN coalesce(i.curated, false) THEN 'curated' ELSE f.how END AS template,
+       i.redirect, i.has_body, i.assoc,
+       g.kind AS bridge
+FROM j_items i
+JOIN pulls p ON p.repo = i.repo AND p.number = i.number
+LEFT JOIN j_bots b ON b.repo = i.repo AND b.login = i.actor AND b.type IS NOT DISTINCT FROM i.actor_type
+LEFT JOIN j_maintainers m ON m.repo = i.repo AND m.login = i.actor_low
+LEFT JOIN j_found f ON f.fp = i.fp AND i.chars >= getvariable('min_chars') AND i.words >= getvariable('min_words')
+LEFT JOIN rule_bridges g ON g.norm = b.norm;
+
+CREATE OR REPLACE TEMP TABLE j_responses AS
+SELECT repo, number, place, kind, actor, ts
+FROM j_judged_items
+WHERE kind IN ('comment', 'review') AND actor IS NOT NULL AND NOT by_author AND NOT bot
+  AND (maintainer OR assoc = 'CONTRIBUTOR')
+  AND (NOT has_body OR template IS NULL OR (template <> 'automated' AND maintainer AND redirect IS NOT NULL));

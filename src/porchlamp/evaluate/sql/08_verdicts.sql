@@ -1,0 +1,99 @@
+-- SPEC §4 and §5: each PR opened before the snapshot, outside or excluded with the first reason
+-- that applies, when its clock starts, its first response (the earliest comment or review by a
+-- responder, or merge; of equally early ones the first listed), and its one outcome.
+CREATE OR REPLACE TEMP TABLE j_verdicts AS
+WITH per_pr AS (
+    SELECT repo, number,
+           arg_min(kind, place) FILTER (WHERE kind IN ('converted_to_draft', 'ready_for_review')) AS clock_kind,
+           arg_min(ts, place) FILTER (WHERE kind IN ('converted_to_draft', 'ready_for_review')) AS clock_at,
+           bool_or(kind = 'ready_for_review') AS has_ready,
+           min(place) FILTER (WHERE kind = 'merged') AS merged_place,
+           min(ts) FILTER (WHERE kind = 'merged') AS merged_item_at,
+           min(ts) FILTER (WHERE kind = 'closed' AND by_author) AS author_close,
+           min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author) AS other_close,
+           min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author AND actor IS NOT NULL AND NOT bot) AS human_close
+    FROM j_judged_items GROUP BY repo, number
+), reviews AS (
+    SELECT r.repo, r.number, count(*) AS n
+    FROM j_judged_items r LEFT JOIN per_pr x ON x.repo = r.repo AND x.number = r.number
+    WHERE r.kind = 'review' AND NOT r.bot AND (x.merged_place IS NULL OR r.place < x.merged_place)
+      AND NOT (r.by_author OR (r.actor IS NULL AND nullif((SELECT author FROM pulls p WHERE p.repo = r.repo AND p.number = r.number), '') IS NULL))
+    GROUP BY r.repo, r.number
+), firsts AS (
+    SELECT repo, number, arg_min(kind, place) AS kind, arg_min(actor, place) AS actor, arg_min(ts, place) AS ts
+    FROM (SELECT repo, number, place, 'merge' AS kind, actor, ts FROM j_judged_items WHERE kind = 'merged'
+          UNION ALL SELECT repo, number, place, kind, actor, ts FROM j_responses)
+    GROUP BY repo, number
+), redirects AS (
+    SELECT repo, number, arg_min(node_id, place) AS node_id,
+           arg_min(coalesce(bridge, redirect), place) AS kind, arg_min(actor, place) AS actor, arg_min(bot, place) AS bot
+    FROM j_judged_items
+    WHERE ts >= getvariable('win_start') AND actor IS NOT NULL AND NOT by_author
+      AND (bridge IS NOT NULL OR (has_body AND redirect IS NOT NULL AND (bot OR maintainer OR assoc = 'CONTRIBUTOR')))
+    GROUP BY repo, number
+), base AS (
+    SELECT p.repo, p.number, p.title, p.author, p.author_association, p.created_at, p.has_ci, p.is_draft,
+           p.author_type, p.merged_at AS pr_merged_at, p.merged_by,
+           coalesce(x.clock_kind = 'ready_for_review', p.is_draft) AS opened_as_draft,
+           CASE WHEN x.clock_kind = 'ready_for_review' THEN x.clock_at ELSE p.created_at END AS clock,
+           coalesce(x.has_ready, false) AS has_ready,
+           x.merged_item_at, x.author_close, x.other_close, x.human_close,
+           coalesce(r.n, 0) AS reviews,
+           -- The PR's mergedBy stands in for a merge event no page with it was read for.
+           CASE WHEN x.merged_item_at IS NULL AND p.merged_at < getvariable('win_end')
+                     AND (f.ts IS NULL OR p.merged_at < f.ts) THEN 'merge' ELSE f.kind END AS response_kind,
+           CASE WHEN x.merged_item_at IS NULL AND p.merged_at < getvariable('win_end')
+                     AND (f.ts IS NULL OR p.merged_at < f.ts) THEN p.merged_by ELSE f.actor END AS response_actor,
+           CASE WHEN x.merged_item_at IS NULL AND p.merged_at < getvariable('win_end')
+                     AND (f.ts IS NULL OR p.merged_at < f.ts) THEN p.merged_at ELSE f.ts END AS response_at,
+           coalesce(x.merged_item_at, CASE WHEN p.merged_at < getvariable('win_end') THEN p.merged_at END) AS merged_at,
+           d.node_id AS redirect_node, d.kind AS redirect_kind, d.actor AS redirect_actor, d.bot AS redirect_bot,
+           ab.bot AS author_bot, am.login IS NOT NULL AS author_maintainer, ac.created_at AS account_created,
+           fc.ts AS first_contribution, p.m_ai AS ai
+    FROM pulls p
+    LEFT JOIN per_pr x ON x.repo = p.repo AND x.number = p.number
+    LEFT JOIN reviews r ON r.repo = p.repo AND r.number = p.number
+    LEFT JOIN firsts f ON f.repo = p.repo AND f.number = p.number
+    LEFT JOIN redirects d ON d.repo = p.repo AND d.number = p.number
+    LEFT JOIN j_bots ab ON ab.repo = p.repo AND ab.login = p.author AND ab.type IS NOT DISTINCT FROM p.author_type
+    LEFT JOIN j_maintainers am ON am.repo = p.repo AND am.login = lower(p.author)
+    LEFT JOIN accounts ac ON ac.login = p.author
+    LEFT JOIN j_first fc ON fc.repo = p.repo AND fc.login = lower(p.author)
+    WHERE p.created_at < getvariable('win_end')
+), excluded AS (
+    SELECT b.*, b.clock + to_days(getvariable('response_days')) AS deadline,
+           CASE
+               WHEN NOT (b.created_at >= getvariable('win_start') AND b.created_at < getvariable('win_end')) THEN 'before_window'
+               WHEN nullif(b.author, '') IS NULL THEN 'deleted_author'
+               WHEN b.author_type = 'Mannequin' OR b.author_association = 'MANNEQUIN' THEN 'mannequin'
+               WHEN coalesce(b.author_bot, b.author_type = 'Bot', false) THEN 'bot'
+               WHEN b.author_maintainer THEN 'maintainer'
+               WHEN b.account_created IS NOT NULL
+                    AND b.created_at - b.account_created < to_days(getvariable('brand_new_days')) THEN 'brand_new_account'
+               WHEN b.opened_as_draft AND NOT b.has_ready THEN 'draft'
+               WHEN b.clock + to_days(getvariable('response_days')) > getvariable('win_end') THEN 'too_young'
+               WHEN b.author_close IS NOT NULL AND b.author_close <= b.clock + to_days(getvariable('response_days'))
+                    AND (b.response_at IS NULL OR b.response_at > b.author_close) THEN 'self_closed'
+           END AS excluded
+    FROM base b
+)
+SELECT repo, number, title, author, author_association, created_at, clock AS clock_start, excluded, pr_merged_at,
+       CASE WHEN excluded IS NOT NULL THEN NULL
+            WHEN response_at IS NOT NULL AND response_at <= deadline THEN 'answered'
+            WHEN human_close IS NOT NULL AND human_close <= deadline AND (response_at IS NULL OR response_at > human_close)
+                 THEN 'closed_silently'
+            ELSE 'unanswered' END AS outcome,
+       response_kind, response_actor, response_at,
+       CASE WHEN response_at IS NOT NULL THEN greatest(0.0, epoch(response_at - clock) / 3600.0) END AS hours_to_response,
+       coalesce(merged_at <= clock + to_days(getvariable('decided_days')), false)
+           OR coalesce(other_close <= clock + to_days(getvariable('decided_days')), false) AS decided,
+       merged_at IS NOT NULL AS merged,
+       reviews > 0 AS reviewed_by_other, reviews::INTEGER AS reviews, has_ci,
+       CASE WHEN excluded IS NULL THEN nullif(author, '') IS NOT NULL AND (first_contribution IS NULL OR first_contribution >= created_at) END
+           AS first_timer,
+       coalesce(ai, false) AS ai_assisted,
+       CASE WHEN excluded IS NULL THEN redirect_node END AS redirect_node,
+       CASE WHEN excluded IS NULL THEN redirect_kind END AS redirect_kind,
+       CASE WHEN excluded IS NULL THEN redirect_actor END AS redirect_actor,
+       CASE WHEN excluded IS NULL THEN redirect_bot END AS redirect_bot
+FROM excluded;
