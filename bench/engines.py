@@ -7,7 +7,8 @@ The replaced engine is the commit `--old` (default: the last commit before the s
 a git worktree under --work and run from its own `src` with this environment's packages: it loads
 the world into a store of its own (its store format is older) and evaluates it with its defaults
 (`--full`: nothing carried, one worker per core from 1,000 repositories up). This tree's engine loads
-the world (text marked then, once) and evaluates it in this process's way (`--workers`, default 1).
+the world (text marked then, once) and evaluates it in this process's way (`--workers`, default 1),
+then evaluates the next day on a copy, as a daily refresh that found nothing new would.
 Each evaluation runs in a child process of its own; its CPU counts every process it waited for
 (Dask's workers too). Prints one JSON object; exits non-zero if any result table differs.
 """
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import time
@@ -43,12 +45,29 @@ print(json.dumps({"rc": run.returncode, "seconds": round(time.perf_counter() - t
                   "peak_mb": round(u.ru_maxrss / 1024), "out": run.stdout[-2000:], "err": run.stderr[-3000:]}))
 """
 CLI = "import sys; sys.argv[0] = 'porchlamp'; from porchlamp.cli import main; main()"
+# The next day on a copy of this tree's evaluated store, as a daily refresh whose collection found
+# nothing new evaluates it: the verdicts it stores and those it lists again.
+DAY = """
+import json, sys
+from datetime import timedelta
+from porchlamp.config import Settings
+from porchlamp.snapshot import evaluate_store
+from porchlamp.store import Store
+with Store(sys.argv[1]) as s:
+    day = s.snapshot_dates()[-1] + timedelta(days=1)
+    s.mark_collected(day)
+    before = s.count("pr_verdicts")
+    summary = evaluate_store(s, day, Settings())
+    listed = s.query("SELECT count(*) AS n FROM pr_results WHERE as_of = ?", [day])[0]["n"]
+    print(json.dumps({"day": str(day), "steps": summary.steps, "pr_verdicts_stored": s.count("pr_verdicts") - before,
+                      "pr_verdicts_listed": listed}))
+"""
 
 
-def porchlamp(src: Path, *args: str) -> dict[str, Any]:
-    """`porchlamp ARGS` with the package from `src`, measured."""
+def porchlamp(src: Path, *args: str, code: str = CLI) -> dict[str, Any]:
+    """`porchlamp ARGS` (or the Python `code` with ARGS) with the package from `src`, measured."""
     env = {**os.environ, "PYTHONPATH": str(src), "COLUMNS": "200"}
-    run = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-c", CLI, *args], capture_output=True, text=True, env=env)
+    run = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-c", code, *args], capture_output=True, text=True, env=env)
     if run.returncode != 0:
         sys.exit(f"engines: measuring `porchlamp {' '.join(args)}` failed:\n{run.stderr[-3000:]}")
     out = json.loads(run.stdout)
@@ -126,6 +145,13 @@ def main() -> None:
                         "evaluate_peak_mb": ran["peak_mb"]}
         stores[name] = db
     report["new_over_old_seconds"] = round(report["new"]["evaluate_seconds"] / report["old"]["evaluate_seconds"], 3)
+    report["new_over_old_cpu"] = round(report["new"]["evaluate_cpu"] / report["old"]["evaluate_cpu"], 3)
+    day = work / "day.duckdb"
+    day.unlink(missing_ok=True)
+    shutil.copyfile(stores["new"], day)
+    ran = porchlamp(ROOT / "src", str(day), code=DAY)
+    report["new_next_day"] = {"evaluate_seconds": ran["seconds"], "evaluate_cpu": ran["cpu"], "evaluate_peak_mb": ran["peak_mb"],
+                              **json.loads(ran["out"].strip().splitlines()[-1])}
     report["tables"] = compare(stores["old"], stores["new"])
     report["lines"] = {"old": lines(old_tree, OLD_PATH), "new": lines(ROOT, NEW_PATH)}
     print(json.dumps(report, indent=1))

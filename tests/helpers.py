@@ -197,9 +197,9 @@ def evaluated(*repos: RepoData, accts: dict[str, Account] | None = None, setting
 
 def facts(d: RepoData, figures: Any = None) -> Any:
     """A hand-built repository as the once-per-repository step reads it, with these PR figures (none by default)."""
-    from porchlamp.evaluate.facts import NO_PRS, RepoFacts
+    from porchlamp.evaluate.facts import NO_COMMITS, NO_PRS, RepoFacts
 
-    return RepoFacts(d.repo, d.community, d.issues, d.dependents, (), (), figures or NO_PRS, {})
+    return RepoFacts(d.repo, d.community, d.issues, d.dependents, NO_COMMITS, (), figures or NO_PRS, {})
 
 
 def judged(d: RepoData, accts: dict[str, Account] | None = None) -> list[Verdict]:

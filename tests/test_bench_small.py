@@ -90,6 +90,8 @@ def test_bench_engines_small(tmp_path: Path) -> None:
     assert all(t["old_only"] == t["new_only"] == 0 for t in figures["tables"].values())
     assert figures["old"]["evaluate_seconds"] > 0 and figures["new"]["evaluate_peak_mb"] > 0
     assert figures["lines"]["old"] > figures["lines"]["new"] > 0
+    day = figures["new_next_day"]  # only the window moved: most verdicts are listed again, few stored
+    assert day["pr_verdicts_listed"] == figures["tables"]["pr_results"]["rows"] > 10 * day["pr_verdicts_stored"] > 0
 
 
 @pytest.mark.slow

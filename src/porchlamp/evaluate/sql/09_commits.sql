@@ -1,9 +1,9 @@
 -- SPEC §6 gate 4 (activity) and the review trailers: the commits a repository is judged on,
 -- newest first: the newest `commit_sample` of the window, and when all of those are bots, older
 -- ones of the window down to the first by a person (the collector reads exactly these). A commit
--- is a bot's when its author's account is, or, with no linked account, its author's name. Each
--- says whether its message carries a review trailer (SPEC §6); only the newest commit by a person
--- keeps its message, the one the evidence quotes.
+-- is a bot's when its author's account is, or, with no linked account, its author's name. What
+-- the gates read of it, one row per repository: how many commits, how many by people and how many
+-- of those carry a review trailer (SPEC §6), and the newest by a person.
 CREATE OR REPLACE TEMP TABLE j_commits AS
 WITH judged AS (
     SELECT c.repo, c.oid, c.committed_at, c.author_login, c.author_name, c.author_type, c.message,
@@ -19,8 +19,13 @@ WITH judged AS (
            min(place) FILTER (WHERE NOT bot AND place > getvariable('commit_sample')) AS first_person
     FROM judged GROUP BY repo
 )
-SELECT j.* EXCLUDE (message),
-       CASE WHEN NOT j.bot AND j.place = min(j.place) FILTER (WHERE NOT j.bot) OVER (PARTITION BY j.repo) THEN j.message END AS message,
-       EXISTS (SELECT 1 FROM rule_trailers t WHERE contains(lower(j.message), t.trailer)) AS trailer
+SELECT j.repo, count(*) AS commits_read, count(*) FILTER (WHERE NOT j.bot) AS human_commits,
+       arg_min(j.oid, j.place) FILTER (WHERE NOT j.bot) AS last_human_oid,
+       arg_min(j.committed_at, j.place) FILTER (WHERE NOT j.bot) AS last_human_at,
+       arg_min(coalesce(j.author_login, j.author_name), j.place) FILTER (WHERE NOT j.bot) AS last_human_author,
+       arg_min(j.message, j.place) FILTER (WHERE NOT j.bot) AS last_human_message,
+       count(*) FILTER (WHERE NOT j.bot AND EXISTS (SELECT 1 FROM rule_trailers t WHERE contains(lower(j.message), t.trailer)))
+           AS human_trailers
 FROM judged j JOIN reach r USING (repo)
-WHERE j.place <= getvariable('commit_sample') OR (r.all_bots AND (r.first_person IS NULL OR j.place <= r.first_person));
+WHERE j.place <= getvariable('commit_sample') OR (r.all_bots AND (r.first_person IS NULL OR j.place <= r.first_person))
+GROUP BY j.repo;
