@@ -3,11 +3,9 @@
 Read-only and typed. All datetimes are naive UTC (the store keeps TIMESTAMP in UTC); a snapshot's
 `as_of` date means the instant `as_of 00:00 UTC`, the end of its window.
 
-The records read by the million (pull requests, timeline items, commits) are named tuples; the
-rest are frozen dataclasses with slots. A named tuple is made from a row of values in C, where a
-frozen dataclass sets each field through a call even by `builder`: reading a day's shards took 0.86
-of the CPU time with these three as tuples (bench/RESULTS.md). Both are read-only and compared field
-by field; `field_names` and `builder` take either.
+The records of which there are many (pull requests, timeline items, commits) are named tuples,
+made from a row of values in C; the rest are frozen dataclasses with slots. Both are read-only and
+compared field by field; `field_names` takes either.
 """
 
 from __future__ import annotations
