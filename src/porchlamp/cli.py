@@ -145,7 +145,7 @@ def load_world_cmd(
 CONFIG_OPTION = typer.Option(None, "--config", help="A porchlamp.toml with weights and thresholds (default: ./porchlamp.toml if present, else built-in).")
 WORKERS_OPTION = typer.Option(1, "--workers", min=1, max=256, help="Evaluate on a local cluster of this many worker processes, "
                               "each judging shards of the snapshot; 1 (default) judges the whole store in this process, "
-                              "which is fastest on one machine.")
+                              "DuckDB using every core.")
 CLUSTER_OPTION = typer.Option(None, "--cluster", help="Evaluate on the workers of the Dask scheduler at this address "
                               "(tcp://host:8786) instead of a local cluster; they must all read --shard-dir.")
 SHARD_DIR_OPTION = typer.Option(None, "--shard-dir", help="Where the snapshot's Parquet shards and partial results go "
