@@ -33,7 +33,6 @@ EXCLUSION_REASONS: dict[str, str] = {
     "too_young": "younger than the response window at the snapshot",
     "self_closed": "closed by its author before anyone responded",
 }
-OUTCOMES = ("answered", "closed_silently", "unanswered")
 # SPEC section 3: acts that need write or triage rights (`sql/05_maintainers.sql`); a maintainer's
 # reason names the first one seen.
 WRITE_ACTIONS = {
@@ -46,10 +45,6 @@ WRITE_ACTIONS = {
 # The relations in the order they build on each other, each a file of `evaluate/sql/`.
 RELATIONS = ("01_items", "02_logins", "03_templates", "04_bots", "05_maintainers", "06_first", "07_responses", "08_verdicts",
              "09_commits", "10_figures")
-
-PR_COLUMNS = ("repo", "number", "title", "author", "author_association", "created_at", "clock_start", "excluded", "outcome",
-              "response_kind", "response_actor", "response_at", "hours_to_response", "decided", "merged", "reviewed_by_other",
-              "reviews", "has_ci", "first_timer", "ai_assisted", "redirect")
 
 
 def _sql(name: str) -> str:
@@ -146,8 +141,3 @@ def redirects(conn: duckdb.DuckDBPyConnection) -> None:
         "redirect": pa.array([json.dumps([kind, f"{actor} ({'a bot' if bot else 'a maintainer, by hand'})", quote(body or "")],
                                          ensure_ascii=False) for _, _, kind, actor, bot, body in rows], pa.string()),
     }))
-
-
-def pr_verdicts(conn: duckdb.DuckDBPyConnection) -> pa.Table:
-    """Every PR's verdict (`PR_COLUMNS`), in (repo, number) order, once `judge` has run."""
-    return conn.sql(f"SELECT {', '.join(PR_COLUMNS)} FROM j_prs ORDER BY repo, number").to_arrow_table()
