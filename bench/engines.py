@@ -3,8 +3,8 @@ peak memory of each, the four result tables compared row for row, and each engin
 
     .venv/bin/python bench/engines.py --repos 11000 --seed 2026 [--old 65abf32] [--work DIR] [--parts 2]
 
-The replaced engine is the commit `--old` (default: the last commit before the switch), checked out as
-a git worktree under --work and run from its own `src` with this environment's packages: it loads
+The replaced engine is the commit `--old` (default: the last commit before the switch), its `src`
+unpacked under --work and run with this environment's packages: it loads
 the world into a store of its own (its store format is older) and evaluates it with its defaults
 (`--full`: nothing carried, one worker per core from 1,000 repositories up). This tree's engine loads
 the world (text marked then, once) and evaluates it in this process's way (`--workers`, default 1),
@@ -120,8 +120,12 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     old_tree = work / f"old-{args.old}"
     if not (old_tree / "src" / "porchlamp").is_dir():
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force", str(old_tree), args.old], check=True,
-                       capture_output=True)
+        # Its `src` as of that commit, unpacked: no worktree is registered in this repository.
+        old_tree.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.old, "src"], capture_output=True)
+        if archive.returncode:
+            sys.exit(f"engines: no commit {args.old} in {ROOT}: {archive.stderr.decode(errors='replace').strip()}")
+        subprocess.run(["tar", "-x", "-C", str(old_tree)], input=archive.stdout, check=True)
     worlds = [work / f"world{args.repos}-{args.seed}-{k}" for k in range(1, args.parts + 1)]
     todo = [(w, k) for k, w in enumerate(worlds, 1) if not (w / "world.json").exists()]
     gens = [subprocess.Popen([sys.executable, "-c", CLI, "sample-world", "--repos", str(args.repos), "--seed", str(args.seed),
