@@ -10,7 +10,7 @@ compared field by field; `field_names` takes either.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time
 from typing import Any, NamedTuple
@@ -206,6 +206,23 @@ def record_to_dict(obj: Any) -> dict[str, Any]:
 
 # Fields stored as lists (read back as tuples); `languages` is a list of structs besides.
 LIST_FIELDS = frozenset({"topics", "root_files", "codeowners", "ai_policy", "labels"})
+
+
+def stored_maker(model: type) -> Callable[[Sequence[Any]], Any]:
+    """What makes `model` records from stored rows of its fields in order: only the list and struct
+    columns are converted (a call per value cost a second at 11,000 repositories)."""
+    cols = field_names(model)
+    lists = [k for k, c in enumerate(cols) if c in LIST_FIELDS or c == "languages"]
+    if not lists:
+        return lambda row: model(*row)
+
+    def make(row: Sequence[Any]) -> Any:
+        values = list(row)
+        for k in lists:
+            values[k] = from_stored(cols[k], values[k])
+        return model(*values)
+
+    return make
 
 
 def from_stored(name: str, value: Any) -> Any:

@@ -27,9 +27,8 @@ from porchlamp.models import (
     RepoData,
     Repository,
     TimelineItem,
-    LIST_FIELDS,
     field_names,
-    from_stored,
+    stored_maker,
 )
 from porchlamp import killpoints
 from porchlamp.errors import PorchlampError
@@ -105,9 +104,6 @@ def _to_db(name: str, value: Any) -> Any:
     if isinstance(value, tuple):
         return list(value)
     return value
-
-
-_from_db = from_stored
 
 
 class Store:
@@ -379,7 +375,8 @@ class Store:
             sql += f" WHERE {REPO_COLUMN[table]} = ?"
             params.append(repo)
         sql += f" ORDER BY {ORDER_OF_TABLE[table]}"
-        return [model(**{c: _from_db(c, v) for c, v in zip(cols, row)}) for row in self.conn.execute(sql, params).fetchall()]
+        make = stored_maker(model)
+        return [make(row) for row in self.conn.execute(sql, params).fetchall()]
 
     def accounts(self) -> dict[str, Account]:
         return {a.login: a for a in self.records("accounts")}
@@ -414,14 +411,13 @@ class Store:
         cur = self.conn.cursor()
         cur.execute(f"SELECT {', '.join(cols)} FROM {table} ORDER BY {ORDER_OF_TABLE[table]}")
         idx = cols.index(key)
-        conv = [(c, c == "languages" or c in _LIST_COLUMNS) for c in cols]
+        make = stored_maker(model)
         while True:
             batch = cur.fetchmany(10000)
             if not batch:
                 break
             for row in batch:
-                kwargs = {c: (_from_db(c, v) if is_list else v) for (c, is_list), v in zip(conv, row)}
-                yield row[idx], model(**kwargs)
+                yield row[idx], make(row)
         cur.close()
 
     # -- collection state ------------------------------------------------------------------
@@ -669,11 +665,8 @@ class Store:
         ]
 
 
-_LIST_COLUMNS = LIST_FIELDS
 # The tables whose rows belong to one repository, as a RepoData gathers them.
 _REPO_TABLES = ("community", "pulls", "timeline", "commits", "issues", "dependents")
-# Timeline rows that finding templates reads (SPEC section 5): what people say, and when a PR became ready.
-TEMPLATE_KINDS = ("comment", "review", "ready_for_review")
 
 
 def repo_data(repo: Repository, parts: Mapping[str, Sequence[Any]]) -> RepoData:
