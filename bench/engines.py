@@ -8,7 +8,9 @@ unpacked under --work and run with this environment's packages: it loads
 the world into a store of its own (its store format is older) and evaluates it with its defaults
 (`--full`: nothing carried, one worker per core from 1,000 repositories up). This tree's engine loads
 the world (text marked then, once) and evaluates it in this process's way (`--workers`, default 1),
-then evaluates the next day on a copy, as a daily refresh that found nothing new would.
+then evaluates the next day on a copy, as a daily refresh that found nothing new would. This tree
+judges by the method as it stood at the switch (`AT_SWITCH`): rules added since (an account that
+acts as one repository's bot) are turned off, so that equal rows mean the same method.
 Each evaluation runs in a child process of its own; its CPU counts every process it waited for
 (Dask's workers too). Prints one JSON object; exits non-zero if any result table differs.
 """
@@ -29,6 +31,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 REPLACED = "65abf32"  # the last commit whose evaluation judged PRs in Python, one object each
 TABLES = ("results", "pr_results", "component_results", "profile_results")
+# Configuration that turns off what the method gained after the switch: no account posts one text
+# on this many PRs of a repository.
+AT_SWITCH = "[templates]\nown_min_prs = 1000\n"
 # The evaluation path of each engine: what a newcomer reads to learn how a snapshot is judged.
 OLD_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
             "src/porchlamp/store/inputs.py", "src/porchlamp/gcpause.py")
@@ -136,7 +141,10 @@ def main() -> None:
     report: dict[str, Any] = {"benchmark": "engines", "repos": args.repos, "seed": args.seed, "old": args.old,
                               "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"}
     stores = {}
-    for name, src, extra in (("old", old_tree / "src", ["--full"]), ("new", ROOT / "src", ["--workers", str(args.workers)])):
+    switch = work / "at-switch.toml"
+    switch.write_text(AT_SWITCH, encoding="utf-8")
+    for name, src, extra in (("old", old_tree / "src", ["--full"]),
+                             ("new", ROOT / "src", ["--workers", str(args.workers), "--config", str(switch)])):
         db = work / f"{name}.duckdb"
         for leftover in (db, Path(f"{db}.wal")):
             leftover.unlink(missing_ok=True)

@@ -34,6 +34,9 @@ def sql_bots(accounts: list[tuple[str, str, str | None]], rules=RULES) -> dict[t
     conn.execute("CREATE TABLE community (repo VARCHAR, codeowners VARCHAR[])")
     conn.execute("CREATE TABLE commits (repo VARCHAR, author_login VARCHAR, author_type VARCHAR, author_name VARCHAR)")
     conn.execute("CREATE TABLE j_behaviour (login VARCHAR)")
+    conn.execute("CREATE TABLE j_found (fp BIGINT)")
+    conn.execute("CREATE TABLE j_sightings (repo VARCHAR, number INTEGER, in_window BOOLEAN, node_id VARCHAR, ts TIMESTAMP, login VARCHAR, "
+                 "by_author BOOLEAN, fp BIGINT, own_fp BIGINT, curated BOOLEAN, redirect BOOLEAN)")
     relations._prepare(conn, datetime(2026, 4, 1), datetime(2026, 10, 15), S, rules)
     for name in ("02_logins", "04_bots"):
         conn.execute(relations._sql(name))

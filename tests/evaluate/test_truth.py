@@ -92,6 +92,13 @@ def test_evaluation_recovers_truth(tmp_path: Path, repos: int, seed: int) -> Non
     acting = [(r.repo, login) for r in snap.results for login in r.maintainers
               if login in ("bors", "kindly-greeter") or login.endswith("bot")]
     assert acting == []
+    # A project's own CI under a member's account is set aside as its bot, and nobody else is; a
+    # maintainer's canned reply, beside their own words, leaves them a person (SPEC section 5).
+    own = {(r.repo, b["login"]) for r in snap.results for b in json.loads(r.evidence).get("own_bots", [])}
+    planted = {(repo, t["own_ci"].lower()) for repo, t in truth["repos"].items() if t["own_ci"]}
+    assert planted and own == planted
+    canned = [(repo, t["canned_by"].lower()) for repo, t in truth["repos"].items() if t["canned_by"]]
+    assert canned and all(login in snap.by_repo()[repo].maintainers for repo, login in canned)
     private = {t["private_member"]: repo for repo, t in truth["repos"].items() if t["private_member"]}
     for login, repo in private.items():  # association says CONTRIBUTOR; their merges say maintainer
         assert snap.by_repo()[repo].maintainers[login.lower()] in (

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -266,6 +267,20 @@ def test_project_page_links_its_evidence(browser: Any, server: Any, published: t
     assert "black hole" in page.inner_text("#verdict + p, .verdict").lower()
     dispute = page.get_attribute("text=Open an issue with the evidence", "href")
     assert dispute.startswith("https://github.com/") and "pull%2F" in dispute
+    ctx.close()
+
+
+def test_a_projects_own_bot_is_named_with_one_of_its_messages(browser: Any, server: Any, published: tuple[Path, dict[str, Any]]) -> None:
+    """The world's own-CI accounts (SPEC section 5) are named on their project's page in plain words."""
+    site, _ = published
+    pages = sorted(p for p in (site / "projects").rglob("*.html") if "treated as this project" in p.read_text())
+    assert pages
+    ctx, page, _ = _page(browser)
+    page.goto(server.url + str(pages[0].relative_to(site)))
+    named = page.locator("ul.quotes li", has_text="treated as this project's bot").first
+    said = named.locator("p").inner_text()
+    assert re.fullmatch(r"\S+ posts the same message on (\d+) of the (\d+) PRs it commented on; treated as this project's bot\.", said)
+    assert "tests passed" in named.locator("blockquote").inner_text()
     ctx.close()
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.components import ComponentResult, all_components
-from porchlamp.evaluate.facts import Figures, RepoFacts
+from porchlamp.evaluate.facts import Figures, OwnBot, RepoFacts
 from porchlamp.evaluate.ranking import ProfileScore, profile_rows, profile_score, scores_of
 from porchlamp.evaluate.rules import Rules
 from porchlamp.evaluate.slices import ecosystem, star_bucket
@@ -46,9 +46,13 @@ class RepoResult:
     borderline: bool = False
     fork_note: str | None = None
     review_happens: str | None = None
+    own_bots: tuple[OwnBot, ...] = ()  # accounts set aside as this project's bots by what they post
 
     def evidence(self) -> dict[str, Any]:
-        return {gr.gate: {"passed": gr.passed, "reason": gr.reason, **gr.evidence} for gr in self.gates}
+        out: dict[str, Any] = {gr.gate: {"passed": gr.passed, "reason": gr.reason, **gr.evidence} for gr in self.gates}
+        if self.own_bots:
+            out["own_bots"] = [b._asdict() for b in self.own_bots]
+        return out
 
 
 def window(as_of: date, settings: Settings) -> tuple[datetime, datetime]:
@@ -63,7 +67,7 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
     base: dict[str, Any] = dict(
         repo=r.name_with_owner, ecosystem=eco, ecosystem_why=eco_why, star_bucket=star_bucket(r.stars), stars=r.stars,
         forks=r.forks, language=r.primary_language, description=r.description, figures=data.figures,
-        maintainers=dict(data.maintainers),
+        maintainers=dict(data.maintainers), own_bots=data.own_bots,
     )
     done: list[g.GateResult] = []
 

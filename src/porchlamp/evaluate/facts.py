@@ -1,5 +1,6 @@
 """What the once-per-repository step (gates, components, ranks) reads of the PR relations: one
-row of counts per repository, its outside PRs' outcomes, its commit sample's summary, its maintainers.
+row of counts per repository, its outside PRs' outcomes, its commit sample's summary, its maintainers
+and the accounts it set aside as its own bots.
 
 `repo_facts` streams them from a connection on which `relations.judge` has run, a batch of
 repositories at a time, so memory follows the batch, not the snapshot.
@@ -14,6 +15,7 @@ from typing import Any, NamedTuple
 
 import duckdb
 
+from porchlamp.evaluate.relations import quote
 from porchlamp.models import CommunityFiles, Dependents, Issue, Repository, field_names, stored_maker
 
 BATCH_REPOS = 2000
@@ -73,6 +75,16 @@ class Commits(NamedTuple):
 NO_COMMITS = Commits(0, 0, None, None, None, None, 0)
 
 
+class OwnBot(NamedTuple):
+    """An account set aside as this repository's bot (`sql/04_bots.sql`): it posts one message on
+    `prs` of the `of_prs` PRs it spoke on here; `quote` is one of them, on one line."""
+
+    login: str
+    prs: int
+    of_prs: int
+    quote: str
+
+
 @dataclass(frozen=True)
 class RepoFacts:
     repo: Repository
@@ -83,6 +95,7 @@ class RepoFacts:
     outside: tuple[Outside, ...]
     figures: Figures
     maintainers: dict[str, str]  # login (lower case) -> the first reason found
+    own_bots: tuple[OwnBot, ...] = ()
 
     def active_maintainers(self) -> int:
         """How many showed themselves in the window (association or action, not CODEOWNERS alone)."""
@@ -125,6 +138,8 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
                               "ORDER BY repo, number", span)
         figures = _rows(conn, f"SELECT repo, {', '.join(Figures._fields)} FROM j_figures WHERE repo BETWEEN ? AND ?", span)
         maintainers = _rows(conn, "SELECT repo, login, why FROM j_maintainers WHERE repo BETWEEN ? AND ?", span)
+        own = _rows(conn, "SELECT o.repo, o.login, o.prs, o.of_prs, t.body FROM j_own_bots o JOIN timeline t ON t.node_id = o.node "
+                          "WHERE o.repo BETWEEN ? AND ? ORDER BY o.repo, o.prs DESC, o.login", span)
         for name in batch:
             if name not in meta:
                 continue
@@ -138,4 +153,5 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
                 outside=tuple(Outside(*o) for o in outside.get(name, ())),
                 figures=Figures(*fig[0]) if fig else NO_PRS,
                 maintainers=dict(maintainers.get(name, ())),
+                own_bots=tuple(OwnBot(login, prs, of, quote(body or "")) for login, prs, of, body in own.get(name, ())),
             )

@@ -43,8 +43,8 @@ WRITE_ACTIONS = {
     "closed": "closed someone else's PR",
 }
 # The relations in the order they build on each other, each a file of `evaluate/sql/`.
-RELATIONS = ("01_items", "02_logins", "03_templates", "04_bots", "05_maintainers", "06_first", "07_responses", "08_verdicts",
-             "09_commits", "10_figures")
+RELATIONS = ("01_items", "02_logins", "03_sightings", "03_templates", "04_bots", "05_maintainers", "06_first", "07_responses",
+             "08_verdicts", "09_commits", "10_figures")
 
 
 def _sql(name: str) -> str:
@@ -88,7 +88,7 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
         "brand_new_days": w.brand_new_account_days, "min_chars": t.min_chars, "min_words": t.min_words,
         "min_prs": t.min_prs, "min_repos": t.min_repos, "automated_minutes": t.automated_minutes,
         "automated_share": float(t.automated_share), "behaviour_min_comments": t.behaviour_min_comments,
-        "behaviour_share": float(t.behaviour_share), "commit_sample": w.commit_sample,
+        "behaviour_share": float(t.behaviour_share), "own_min_prs": t.own_min_prs, "commit_sample": w.commit_sample,
         "ci_sample": settings.components.ci_sample,
     }
     for name, value in values.items():
@@ -105,7 +105,7 @@ def template_index(conn: duckdb.DuckDBPyConnection, start: datetime, end: dateti
     """The snapshot's templates and the accounts that act as bots (SPEC section 5), from every
     repository on `conn`: the one step that reads across repositories, done once before judging."""
     _prepare(conn, start, end, settings, rules)
-    for name in RELATIONS[:3]:
+    for name in RELATIONS[:RELATIONS.index("03_templates") + 1]:
         conn.execute(_sql(name))
     return conn.sql("SELECT * FROM j_found").to_arrow_table(), conn.sql("SELECT * FROM j_behaviour").to_arrow_table()
 

@@ -60,6 +60,10 @@ GREETING = ("Hi there, and thank you for opening this pull request! A maintainer
             "please make sure the checks pass and that the description explains the change.")
 CI_APP = ("github-actions", "Bot")
 # A deploy-preview notice no curated list knows, posted under a maintainer's own login by an integration.
+# A project's own CI under a member's user account (SPEC section 5), and a maintainer's canned reply.
+OWN_CI = "Build {n} of {name} finished: {passed} tests passed, {failed} failed. Full log: https://ci.{name}.example.org/job/pr-{number}/{n}/"
+CANNED = ("Thanks for contributing to {name}! A second maintainer will look at this within the week; "
+          "meanwhile please check that the changelog entry is in place.")
 PREVIEW_NOTICE = "Preview of this change is ready at https://pr-{n}.preview.{name}.example.dev (built from {sha}). It updates on every push."
 HAND_REDIRECT = ("Thanks for the patch! We review changes on our mailing list, not on GitHub: please send it with git send-email "
                  "to dev@lists.{name}.example.org, and see CONTRIBUTING for how.")
@@ -312,6 +316,8 @@ class RepoBuilder:
             "review_happens": self.review_place,
             "capped": p.capped,
             "redirect": p.redirect,
+            "own_ci": own_ci.login if (own_ci := getattr(self, "own_ci", None)) else None,
+            "canned_by": canned.login if (canned := getattr(self, "canned_by", None)) else None,
         }
         return self.out
 
@@ -629,6 +635,16 @@ class RepoBuilder:
         if self.label_bot:
             self.account(self.label_bot.login, "User", self.now - 800 * DAY)
         self.heavy = p.heavy  # most PR bodies are long: queries over them time out until split
+        # Both drawn apart from the world's stream, which stays as it was.
+        self.own_ci: Person | None = None
+        if p.own_ci:
+            login = names.person_login(random.Random(f"porchlamp-own-ci:{self.nwo}"), 1_000_000 + p.index * 16 + 12)
+            org = any(m.role == "MEMBER" for m in self.maintainers)
+            self.own_ci = Person(login, "User", "MEMBER" if org else "COLLABORATOR")
+            self.account(login, "User", self.now - 900 * DAY)
+            self.roles.append({"repo": self.nwo, "login": login, "role": self.own_ci.role})
+        self.canned_by = self.maintainers[-1] if p.canned else None
+        self.canned_turn = 0
         number = 0
         for start, group, what in specs:
             number += 1
@@ -656,6 +672,12 @@ class RepoBuilder:
 
     def _finish(self, b: PRBuilder, truth: dict[str, Any], body: str = "") -> None:
         r = self.rng
+        if self.own_ci:
+            ro = random.Random(f"porchlamp-own-ci:{self.nwo}:{b.number}")
+            at = b.created + timedelta(hours=ro.uniform(2, 30))
+            if at < self.now:
+                b.comment(at, self.own_ci, OWN_CI.format(n=ro.randint(100, 9999), name=self.nwo.split("/")[1], number=b.number,
+                                                         passed=ro.randint(200, 900), failed=ro.choice((0, 0, 1, 3))))
         title = self.text(names.pr_title(r))
         if self.plan.hostile and b.number == 1:
             title = HOSTILE_LONG
@@ -804,7 +826,11 @@ class RepoBuilder:
             variant = "comment"
         who = self._responder(author)
         if variant in ("comment", "exact"):
-            b.comment(at, who, r.choice(("Thanks! Could you add a test?", "LGTM, thanks.", "Looking at this now.")))
+            words = self._own_words(b.number, r.choice(("Thanks! Could you add a test for {t}?", "LGTM, thanks.", "Looking at {t} now.")))
+            if who == self.canned_by:  # every other answer of theirs is the canned reply
+                self.canned_turn += 1
+                words = CANNED.format(name=self.nwo.split("/")[1]) if self.canned_turn % 2 else words
+            b.comment(at, who, words)
             kind = "comment"
         elif variant == "review":
             who = self._maintainer() if who in self.contributors and r.random() < 0.5 else who
@@ -828,6 +854,14 @@ class RepoBuilder:
                     self._reviewed_merge(b, later, author)
                 else:
                     b.close(later, self._maintainer())
+
+    def _own_words(self, number: int, reply: str) -> str:
+        """A person's reply in their own words: it names the change it answers, as people do, so one
+        person's replies are not one text repeated, here or across projects (a bot's mark and a
+        template's, SPEC section 5). The change is drawn apart from the world's stream, which stays as
+        it was."""
+        change = names.pr_title(random.Random(f"porchlamp-words:{self.nwo}:{number}")).lower()
+        return reply.format(t=f"the {change} part of {self.nwo.split('/')[1]}")
 
     def _discussion(self, b: PRBuilder, after: datetime, author: Person) -> datetime:
         """A long thread after the first answer (50 to 500 timeline items): review rounds, pings, labels,
@@ -904,7 +938,7 @@ class RepoBuilder:
             b.close(soon + HOUR, self.bot(*STALE_BOT))
         elif v == "day15":
             at = start + RESPONSE + self.between_td(timedelta(seconds=1), 3 * DAY)
-            b.comment(at, self._responder(author), "Sorry for the delay, looking now.")
+            b.comment(at, self._responder(author), self._own_words(b.number, "Sorry for the delay, looking at {t} now."))
         elif v == "author_closed_late":
             b.close(start + RESPONSE + self.between_td(DAY, 3 * DAY), author)
         if self.plan.status == "undecided":

@@ -78,6 +78,8 @@ class RepoPlan:
     redirect: str | None = None  # undecided without a bridge bot: "hand" (maintainers' pasted redirect), or the
     # document that says so: "template" (PR template), "contributing", "readme"
     heavy: bool = False  # most PR bodies are long, so queries over them time out until split
+    own_ci: bool = False  # the project's own CI posts under a member's user account, hours after each PR
+    canned: bool = False  # a maintainer answers with one canned reply, every other time, and in own words between
 
 
 def _draw_stars(rng: random.Random) -> int:
@@ -156,10 +158,10 @@ def _mandatory() -> list[tuple[str, str, dict[str, object]]]:
         ("ranked", "responsive", {"fork": "outstars"}),
         ("ranked", "responsive", {"fork": "parent_gone"}),
         ("ranked", "responsive", {"stars": 120_000, "private_member": True, "hostile": True}),
-        ("black_hole", "clear", {"stars": 85_000, "hostile": True}),
+        ("black_hole", "clear", {"stars": 85_000, "hostile": True, "own_ci": True}),
         ("ranked", "responsive", {"codeowner_only": True}),
         ("ranked", "borderline", {"stars": 3_500}),
-        ("ranked", "responsive", {"capped": True, "ecosystem": "Go"}),
+        ("ranked", "responsive", {"capped": True, "ecosystem": "Go", "canned": True}),
         ("undecided", "mailing_list", {"redirect": "hand"}),
         ("undecided", "gerrit", {"redirect": "template"}),
         ("undecided", "mailing_list", {"redirect": "contributing"}),
@@ -211,6 +213,10 @@ def make_plans(n_repos: int, seed: int) -> list[RepoPlan]:
                 capped=bool(extra.get("capped", False)),
                 redirect=extra.get("redirect"),  # type: ignore[arg-type]
                 heavy=bool(extra.get("heavy", False)),
+                # Drawn last, so every draw before them is as it was. The CI account needs PRs enough to
+                # show its habit (SPEC section 5); the canned reply needs answers to be among.
+                own_ci=bool(extra.get("own_ci", active and n >= 5 and r.random() < 0.03)),
+                canned=bool(extra.get("canned", status == "ranked" and n - u >= 4 and r.random() < 0.05)),
             )
         )
     return plans
