@@ -33,7 +33,10 @@ REPLACED = "65abf32"  # the last commit whose evaluation judged PRs in Python, o
 TABLES = ("results", "pr_results", "component_results", "profile_results")
 # Configuration that turns off what the method gained after the switch: no account posts one text
 # on this many PRs of a repository.
-AT_SWITCH = "[templates]\nown_min_prs = 1000\n"
+AT_SWITCH = "[templates]\nown_min_prs = 1000000\n"
+# What is compared of each table: every column both engines have, but the evidence's wording
+# (its JSON), which has been reworded since ("and 1 more PR").
+NOT_COMPARED = {"evidence"}
 # The evaluation path of each engine: what a newcomer reads to learn how a snapshot is judged.
 OLD_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
             "src/porchlamp/store/inputs.py", "src/porchlamp/gcpause.py")
@@ -102,7 +105,7 @@ def compare(old: Path, new: Path) -> dict[str, dict[str, int]]:
     for t in TABLES:
         cols = [r[0] for r in conn.execute(f"DESCRIBE n.{t}").fetchall()]
         theirs = {r[0] for r in conn.execute(f"DESCRIBE o.{t}").fetchall()}
-        shared = ", ".join(f'"{c}"' for c in cols if c in theirs)
+        shared = ", ".join(f'"{c}"' for c in cols if c in theirs and c not in NOT_COMPARED)
         only = [conn.execute(f"SELECT count(*) FROM (SELECT {shared} FROM {a}.{t} EXCEPT ALL SELECT {shared} FROM {b}.{t})").fetchone()[0]
                 for a, b in (("o", "n"), ("n", "o"))]
         out[t] = {"rows": conn.execute(f"SELECT count(*) FROM n.{t}").fetchone()[0], "old_only": only[0], "new_only": only[1]}

@@ -44,7 +44,7 @@ def main() -> None:
     n_bots, n_people = len(bots), len(people)
     print(f"split {args.split}: {n_bots} bots, {n_people} maintainers")
     for label, world, s in (("bots, a day later", bots, None), ("bots, a minute later", bot_world(rows, timedelta(minutes=1)), None),
-                            ("bots, a day later, rule off", bots, with_thresholds(1000, 1.0)),
+                            ("bots, a day later, rule off", bots, with_thresholds(1_000_000, 1.0)),
                             ("maintainers' replies", people, None)):
         a, n, own = answered(world, s)
         print(f"{label}: {a} of {n} PRs answered ({a / n:.1%}); {len(own)} accounts set aside")

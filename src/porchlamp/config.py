@@ -80,7 +80,7 @@ class TemplateSettings(_Section):
     automated_share: float = Field(0.8, gt=0.0, le=1.0, description="share of posts that must come that soon for a text to be automated")
     behaviour_min_comments: int = Field(5, ge=1, le=10000, description="an account acting as a bot has said at least this many things")
     behaviour_share: float = Field(0.9, gt=0.0, le=1.0, description="share of an account's comments that must be templates to call it a bot")
-    own_min_prs: int = Field(3, ge=2, le=1000, description="an account whose comments in one repository are nearly all one text, "
+    own_min_prs: int = Field(3, ge=2, le=1_000_000, description="an account whose comments in one repository are nearly all one text, "
                              "posted on at least this many of its PRs, acts as that repository's bot")
 
 
