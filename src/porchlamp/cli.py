@@ -31,6 +31,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help is read as Markdown: a docstring's paragraphs reflow to the terminal's width instead of
+    # breaking where its source lines do.
+    rich_markup_mode="markdown",
 )
 console = Console(stderr=True)
 out = Console()

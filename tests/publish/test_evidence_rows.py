@@ -14,7 +14,7 @@ from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evid
 
 LOOP = """{% for x in outside %}
 <tr class="outcome-{{ x.outcome }}"><td><a href="{{ github }}/pull/{{ x.number }}">#{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td>{{ x.author }}</td><td class="num">{{ x.created_at|day }}</td>
-<td>{% if undecided %}not judged{% else %}{{ outcome_words[x.outcome] }}{% endif %}</td><td>{% if x.response_kind %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% else %}none{% endif %}</td><td>{{ x.response_actor or '' }}</td></tr>
+<td>{% if undecided %}not judged{% else %}{{ outcome_words[x.outcome] }}{% endif %}</td><td>{% if x.response_kind %}{% if x.outcome != 'answered' and not undecided %}late: {% endif %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% else %}none{% endif %}</td><td>{{ x.response_actor or '' }}</td></tr>
 {% endfor %}
 """
 

@@ -209,6 +209,71 @@ def test_the_view_lives_in_the_address(browser: Any, server: Any, published: tup
     ctx.close()
 
 
+def test_back_to_the_bare_address_shows_the_page_as_served(browser: Any, server: Any) -> None:
+    """Home, goal Career, ecosystem, Back, Back: the address is the bare home page again, and so is
+    the table and the menu; Forward shows Career again, table and menu alike."""
+    ctx, page, _ = _ctx(browser, 1280)
+    page.goto(server.url)
+    _ready(page)
+    served = page.inner_text("#rankings caption")
+    assert served.startswith("Default ranking")
+    page.select_option("#profile", "career")
+    until(page, "document.querySelector('#rankings caption').textContent.startsWith('Career ranking')")
+    eco = page.eval_on_selector("#ecosystem", "s => s.options[1].value")
+    page.select_option("#ecosystem", eco)
+    until(page, f"document.querySelector('#rankings caption').textContent.includes({json.dumps(eco)})")
+    page.go_back()
+    until(page, "document.querySelector('#ecosystem').value === ''")
+    page.go_back()
+    until(page, "location.hash === '' && document.querySelector('#rankings caption').textContent.startsWith('Default ranking')")
+    assert page.input_value("#profile") == "default" and page.inner_text("#rankings caption") == served
+    page.go_forward()
+    until(page, "document.querySelector('#rankings caption').textContent.startsWith('Career ranking')")
+    assert page.input_value("#profile") == "career"
+    ctx.close()
+
+
+def test_a_redrawn_ranking_words_every_figure_as_served(browser: Any, server: Any, published: tuple[Path, dict[str, Any]]) -> None:
+    """Every ranked project's row, served and then redrawn from the data files, says the same."""
+    site, _ = published
+    ctx, page, _ = _ctx(browser, 1280, js=False)
+    cells = "rs => rs.map(r => Array.from(r.querySelectorAll('td')).map(td => td.textContent.trim()))"
+    served: list[list[str]] = []
+    for f in [site / "index.html", *sorted((site / "rankings" / "default" / "all").glob("page-*.html"))]:
+        page.goto(server.url + str(f.relative_to(site)))
+        served += page.eval_on_selector_all("#rankings tbody tr", cells)
+    ctx.close()
+    ctx, page, _ = _ctx(browser, 1280)
+    page.goto(server.url + "#goal=default&sort=repo&dir=asc")  # redrawn from the parts, in another order
+    _ready(page)
+    until(page, "location.hash.includes('sort=repo')")
+    redrawn: list[list[str]] = []
+    while True:
+        redrawn += page.eval_on_selector_all("#rankings tbody tr", cells)
+        nxt = page.locator("nav.pager button", has_text="next")
+        if nxt.count() == 0 or nxt.is_disabled():
+            break
+        before = page.inner_text("#rankings caption")
+        nxt.click()
+        until(page, f"document.querySelector('#rankings caption').textContent !== {json.dumps(before)}")
+    key = lambda r: r[1]  # noqa: E731  (the project cell)
+    assert len(served) == len(redrawn) > 50
+    assert sorted(served, key=key) == sorted(redrawn, key=key)
+    ctx.close()
+
+
+def test_no_pr_row_says_no_response_beside_a_response(published: tuple[Path, dict[str, Any]]) -> None:
+    """A reply after the 14 days is shown as late, beside the outcome "no response" (in time)."""
+    site, _ = published
+    late = contradictions = 0
+    for f in (site / "projects").rglob("*.html"):
+        for row in re.findall(r'<tr class="outcome-(?:unanswered|closed_silently)">(.*?)</tr>', f.read_text(encoding="utf-8"), re.S):
+            first_response = re.findall(r"<td>(.*?)</td>", row)[-2]
+            late += first_response.startswith("late: ")
+            contradictions += first_response not in ("none", "–") and not first_response.startswith("late: ")
+    assert late > 0 and contradictions == 0
+
+
 def test_paging_moves_focus_and_announces_the_count(browser: Any, server: Any) -> None:
     ctx, page, _ = _ctx(browser, 1280)
     page.goto(server.url)
@@ -280,6 +345,7 @@ def test_where_to_start_lists_open_issues_only_in_projects_that_answer(browser: 
                                                                        published: tuple[Path, dict[str, Any]]) -> None:
     site, report = published
     status = {p["repo"]: p["status"] for p in report["projects"]}
+    borderline = {p["repo"]: p.get("borderline", False) for p in report["projects"]}
     ctx, page, errors = _ctx(browser, 1280)
     page.goto(f"{server.url}start.html")
     _ready(page)
@@ -290,6 +356,8 @@ def test_where_to_start_lists_open_issues_only_in_projects_that_answer(browser: 
     for repo, _, opened, answered in rows:
         assert status[repo] == "ranked"  # never a black hole, an undecided or an unrated project
         assert opened >= f"{int(as_of[:4]) - 1}{as_of[4:]}" and re.fullmatch(r"\d+ of \d+", answered)
+        got, of = map(int, answered.split(" of "))
+        assert 2 * got > of and not borderline[repo]  # projects that answer most outside PRs
     # The issues are the project's own open, unassigned ones, newest first.
     repo = rows[0][0]
     project = json.loads(next((site / "data" / "v1" / "projects").glob(f"*/{repo.split('/')[1]}.json")).read_text())

@@ -265,9 +265,10 @@ _LIST = re.compile(r"\b(?:the\s+)?[\w.-]+\s+mailing list", re.IGNORECASE)
 
 
 def _numbers(prs: list[int]) -> str:
-    """"#3, #7 and 12 more PRs"."""
+    """"#3, #7 and 12 more PRs" ("and 1 more PR")."""
     shown = ", ".join(f"#{n}" for n in prs[:5])
-    return shown + (f" and {len(prs) - 5} more PRs" if len(prs) > 5 else "")
+    more = len(prs) - 5
+    return shown + (f" and {more} more PR{'s' if more > 1 else ''}" if more > 0 else "")
 
 
 def _place(text: str, kind: str) -> str:

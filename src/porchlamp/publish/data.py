@@ -274,13 +274,16 @@ def _export_details(store: Store, when: date, beside: Path | None) -> Path:
 
 def start_issues(site: SiteData, ecosystem: str | None = None) -> list[dict[str, Any]]:
     """Good first issues that are really open (unassigned, opened recently) in projects that answer
-    outside PRs (ranked ones: never a black hole, an undecided or an unrated project), by the
-    project's default rank, a few per project."""
+    most outside PRs (ranked ones, never borderline, more than half answered in time: never a black
+    hole, an undecided or an unrated project), by the project's default rank, a few per project."""
     cfg = site.settings.site
     since = site.as_of.toordinal() - cfg.start_max_age_days
     out: list[dict[str, Any]] = []
     ranked = site.ranked("default")
     for p in ranked if ecosystem is None else ranked.where("ecosystem", ecosystem):
+        r = p.row
+        if r["borderline"] or not 2 * r["answered"] > r["outside_prs"]:
+            continue
         fresh = [i for i in p.good_first_issues() if i.get("created") and date.fromisoformat(i["created"]).toordinal() >= since]
         for i in fresh[:cfg.start_per_project]:
             out.append({"project": p, "number": i["number"], "title": i["title"], "created": i["created"]})

@@ -161,7 +161,9 @@ def evidence_rows(outside: list[dict[str, Any]], github: str, undecided: bool) -
     for x in outside:
         created, kind = x["created_at"], x["response_kind"]
         judged = "not judged" if undecided else e(OUTCOME_WORDS[x["outcome"]])
-        answer = f"{e(kind)} after {e(words.hours(x['hours_to_response']))}" if kind else "none"
+        # A response after the 14 days is shown as late, beside its outcome (no response in time).
+        late = "late: " if kind and x["outcome"] != "answered" and not undecided else ""
+        answer = f"{late}{e(kind)} after {e(words.hours(x['hours_to_response']))}" if kind else "none"
         out.append(
             f'<tr class="outcome-{e(x["outcome"])}"><td><a href="{base}/pull/{e(x["number"])}">#{e(x["number"])}</a></td>'
             f'<td class="title">{e(do_truncate(_PLAIN, x["title"], 120))}</td><td>{e(x["author"])}</td>'

@@ -20,6 +20,10 @@
   // next: the part those rows end before, arrived: parts that came early, asking: parts on their way}.
   var state = null, manifest = null, col = {}, goals = {}, asked = 0, fresh = false, all = null, allCol = {};
   var $ = function (id) { return document.getElementById(id); };
+  // The view this file is, as served: an address without a view names it. Read once, before any
+  // redraw changes the table, so that Back to the bare address shows this view again.
+  var served = { profile: table.getAttribute("data-profile") || "default", eco: table.getAttribute("data-ecosystem") || "",
+                 page: table.getAttribute("data-page") || "1" };
 
   function fmtPct(x) { return x === null || x === undefined ? "–" : Math.round(x * 100) + "%"; }
   function fmtHours(h) {
@@ -64,12 +68,12 @@
   // -- the view in the address, validated --------------------------------------------------------
   function fromAddress() {
     var h = new URLSearchParams(window.location.hash.slice(1));
-    var served = window.location.hash.length > 1 ? "1" : table.getAttribute("data-page");  // the page this file is
+    var named = window.location.hash.length > 1;  // else the address names the view as served
     var s = { profile: h.get("goal") || h.get("profile") || "", eco: h.get("ecosystem") || "", lang: h.get("language") || "",
               q: h.get("q") || "", key: h.get("sort") || "rank", dir: h.get("dir") === "desc" ? -1 : 1,
-              page: parseInt(h.get("page") || served || "1", 10) };
-    if (options("profile").indexOf(s.profile) === -1) { s.profile = table.getAttribute("data-profile") || "default"; }
-    if (options("ecosystem").indexOf(s.eco) === -1) { s.eco = h.has("ecosystem") ? "" : (table.getAttribute("data-ecosystem") || ""); }
+              page: parseInt(h.get("page") || (named ? "1" : served.page), 10) };
+    if (options("profile").indexOf(s.profile) === -1) { s.profile = served.profile; }
+    if (options("ecosystem").indexOf(s.eco) === -1) { s.eco = h.has("ecosystem") ? "" : served.eco; }
     if (options("language").indexOf(s.lang) === -1) { s.lang = ""; }
     if (KEYS.indexOf(s.key) === -1) { s.key = "rank"; s.dir = 1; }
     if (!(s.page >= 1)) { s.page = 1; }
@@ -243,7 +247,8 @@
       t.appendChild(span);
       cell(tr, val(r, "score") === null ? "–" : Number(val(r, "score")).toFixed(1), "c-score", "Score");
       cell(tr, r[col.outside_prs] ? r[col.answered] + " of " + r[col.outside_prs] : "–", "c-answered", "Answered");
-      cell(tr, fmtHours(r[col.median_hours]), "c-median", "Median first response");
+      // As the served pages word it; from files without the words, from the rounded hours.
+      cell(tr, col.median_words !== undefined ? r[col.median_words] : fmtHours(r[col.median_hours]), "c-median", "Median first response");
       cell(tr, Number(r[col.outside_prs]).toLocaleString("en"), "c-prs", "PRs");
       cell(tr, r[col.ecosystem] || "", "c-eco", "Ecosystem");
       cell(tr, r[col.stars] === null ? "–" : Number(r[col.stars]).toLocaleString("en"), "c-stars", "Stars");
@@ -345,10 +350,16 @@
         show();
       });
     });
-    // Back, Forward and edits of the address show the view they name.
-    window.addEventListener("popstate", function () { state = fromAddress(); showControls(); show(); });
-    window.addEventListener("hashchange", function () { state = fromAddress(); showControls(); show(); });
+    // Back, Forward and edits of the address show the view they name; so does a page the browser
+    // brings back from its cache or whose menus it refilled from history (pageshow comes after both).
+    window.addEventListener("popstate", follow);
+    window.addEventListener("hashchange", follow);
+    window.addEventListener("pageshow", function (e) {
+      if (e.persisted || $("profile").value !== state.profile || $("ecosystem").value !== state.eco ||
+          $("language").value !== state.lang) { follow(); }
+    });
   }
+  function follow() { state = fromAddress(); showControls(); show(); }
   function ready() { document.documentElement.setAttribute("data-ready", "1"); }
   bind();
   state = fromAddress();
