@@ -20,8 +20,8 @@ import pyarrow.parquet as pq
 
 from porchlamp import __version__
 from porchlamp.evaluate.report import project_entry
-from porchlamp.publish.data import Project, SiteData, project_files, slug
 from porchlamp.publish import words
+from porchlamp.publish.data import Project, SiteData, project_files, slug
 from porchlamp.publish.listing import LISTING_ROWS
 
 SCHEMA_VERSION = 1

@@ -59,11 +59,11 @@ GREETER = ("kindly-greeter", "User")
 GREETING = ("Hi there, and thank you for opening this pull request! A maintainer will look at it soon. Meanwhile, "
             "please make sure the checks pass and that the description explains the change.")
 CI_APP = ("github-actions", "Bot")
-# A deploy-preview notice no curated list knows, posted under a maintainer's own login by an integration.
 # A project's own CI under a member's user account (SPEC section 5), and a maintainer's canned reply.
 OWN_CI = "Build {n} of {name} finished: {passed} tests passed, {failed} failed. Full log: https://ci.{name}.example.org/job/pr-{number}/{n}/"
 CANNED = ("Thanks for contributing to {name}! A second maintainer will look at this within the week; "
           "meanwhile please check that the changelog entry is in place.")
+# A deploy-preview notice no curated list knows, posted under a maintainer's own login by an integration.
 PREVIEW_NOTICE = "Preview of this change is ready at https://pr-{n}.preview.{name}.example.dev (built from {sha}). It updates on every push."
 HAND_REDIRECT = ("Thanks for the patch! We review changes on our mailing list, not on GitHub: please send it with git send-email "
                  "to dev@lists.{name}.example.org, and see CONTRIBUTING for how.")
@@ -316,8 +316,8 @@ class RepoBuilder:
             "review_happens": self.review_place,
             "capped": p.capped,
             "redirect": p.redirect,
-            "own_ci": own_ci.login if (own_ci := getattr(self, "own_ci", None)) else None,
-            "canned_by": canned.login if (canned := getattr(self, "canned_by", None)) else None,
+            "own_ci": self.own_ci.login if self.own_ci else None,
+            "canned_by": self.canned_by.login if self.canned_by else None,
         }
         return self.out
 
