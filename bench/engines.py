@@ -10,7 +10,9 @@ the world into a store of its own (its store format is older) and evaluates it w
 the world (text marked then, once) and evaluates it in this process's way (`--workers`, default 1),
 then evaluates the next day on a copy, as a daily refresh that found nothing new would. This tree
 judges by the method as it stood at the switch (`AT_SWITCH`): rules added since (an account that
-acts as one repository's bot) are turned off, so that equal rows mean the same method.
+acts as one repository's bot) are turned off, so that equal rows mean the same method; where the
+off-GitHub reader, which no setting turns off, reads anything, the repository is set aside (counted,
+and ranks compared as the order among the rest).
 Each evaluation runs in a child process of its own; its CPU counts every process it waited for
 (Dask's workers too). Prints one JSON object; exits non-zero if any result table differs.
 """
@@ -35,8 +37,10 @@ TABLES = ("results", "pr_results", "component_results", "profile_results")
 # on this many PRs of a repository.
 AT_SWITCH = "[templates]\nown_min_prs = 1000000\n"
 # What is compared of each table: every column both engines have, but the evidence's wording
-# (its JSON), which has been reworded since ("and 1 more PR").
-NOT_COMPARED = {"evidence"}
+# (its JSON), which has been reworded since ("and 1 more PR"), and what a profile says against the
+# whole ranking (its explanation against the average ranked project, its move against the default
+# rank), which the repositories set aside are part of; its rank is compared as an order.
+NOT_COMPARED = {"evidence", "explain", "delta"}
 # The evaluation path of each engine: what a newcomer reads to learn how a snapshot is judged.
 OLD_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
             "src/porchlamp/store/inputs.py", "src/porchlamp/gcpause.py")
@@ -94,22 +98,31 @@ def lines(tree: Path, paths: tuple[str, ...]) -> int:
     return total
 
 
-def compare(old: Path, new: Path) -> dict[str, dict[str, int]]:
-    """Each table's rows found in only one store, over the columns both have."""
+def compare(old: Path, new: Path) -> tuple[dict[str, dict[str, int]], int]:
+    """Each table's rows found in only one store, over the columns both have; and how many
+    repositories were set aside."""
     import duckdb
 
     conn = duckdb.connect()
     conn.execute(f"ATTACH '{old}' AS o (READ_ONLY)")
     conn.execute(f"ATTACH '{new}' AS n (READ_ONLY)")
-    out = {}
+    # Off-GitHub review is read from what people write since the switch (`evaluate/redirect.py`), which
+    # no setting turns off: the repositories where it reads anything, or that either engine calls
+    # undecided, are set aside and counted.
+    conn.execute("CREATE TEMP TABLE aside AS SELECT DISTINCT repo FROM n.timeline WHERE m_redirect IS NOT NULL OR m_welcome "
+                 "UNION SELECT repo FROM n.results WHERE status = 'undecided' UNION SELECT repo FROM o.results WHERE status = 'undecided'")
+    out: dict[str, dict[str, int]] = {}
     for t in TABLES:
         cols = [r[0] for r in conn.execute(f"DESCRIBE n.{t}").fetchall()]
         theirs = {r[0] for r in conn.execute(f"DESCRIBE o.{t}").fetchall()}
-        shared = ", ".join(f'"{c}"' for c in cols if c in theirs and c not in NOT_COMPARED)
-        only = [conn.execute(f"SELECT count(*) FROM (SELECT {shared} FROM {a}.{t} EXCEPT ALL SELECT {shared} FROM {b}.{t})").fetchone()[0]
-                for a, b in (("o", "n"), ("n", "o"))]
+        # A rank is compared as the order among the repositories compared (those set aside held ranks too).
+        shared = ", ".join('rank() OVER (PARTITION BY as_of, profile ORDER BY "rank") AS "rank"' if c == "rank" else f'"{c}"'
+                           for c in cols if c in theirs and c not in NOT_COMPARED)
+        kept = "WHERE repo NOT IN (SELECT repo FROM aside)"
+        only = [conn.execute(f"SELECT count(*) FROM (SELECT {shared} FROM {a}.{t} {kept} EXCEPT ALL "
+                             f"SELECT {shared} FROM {b}.{t} {kept})").fetchone()[0] for a, b in (("o", "n"), ("n", "o"))]
         out[t] = {"rows": conn.execute(f"SELECT count(*) FROM n.{t}").fetchone()[0], "old_only": only[0], "new_only": only[1]}
-    return out
+    return out, conn.execute("SELECT count(*) FROM aside").fetchone()[0]
 
 
 def main() -> None:
@@ -167,7 +180,7 @@ def main() -> None:
     ran = porchlamp(ROOT / "src", str(day), code=DAY)
     report["new_next_day"] = {"evaluate_seconds": ran["seconds"], "evaluate_cpu": ran["cpu"], "evaluate_peak_mb": ran["peak_mb"],
                               **json.loads(ran["out"].strip().splitlines()[-1])}
-    report["tables"] = compare(stores["old"], stores["new"])
+    report["tables"], report["repos_set_aside"] = compare(stores["old"], stores["new"])
     report["lines"] = {"old": lines(old_tree, OLD_PATH), "new": lines(ROOT, NEW_PATH)}
     print(json.dumps(report, indent=1))
     if any(v["old_only"] or v["new_only"] for v in report["tables"].values()):

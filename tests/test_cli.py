@@ -23,24 +23,24 @@ def test_every_command_explains_itself(cmd: str) -> None:
 
 
 def test_sample_world_in_parts(tmp_path: Path) -> None:
-    res = runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "4", "--part", "2/2", "--out", str(tmp_path / "p2")])
-    assert res.exit_code == 0 and "20 repositories" in res.output
-    res = runner.invoke(app, ["sample-world", "--repos", "40", "--part", "0/2", "--out", str(tmp_path / "p0")])
+    res = runner.invoke(app, ["sample-world", "--repos", "43", "--seed", "4", "--part", "2/2", "--out", str(tmp_path / "p2")])
+    assert res.exit_code == 0 and "21 repositories" in res.output
+    res = runner.invoke(app, ["sample-world", "--repos", "43", "--part", "0/2", "--out", str(tmp_path / "p0")])
     assert res.exit_code == 2 and "--part '0/2': expected i/n" in res.output and not (tmp_path / "p0").exists()
 
 
 def test_world_to_report(tmp_path: Path) -> None:
     world, db = tmp_path / "w", tmp_path / "s.duckdb"
-    assert runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "4", "--out", str(world)]).exit_code == 0
+    assert runner.invoke(app, ["sample-world", "--repos", "43", "--seed", "4", "--out", str(world)]).exit_code == 0
     res = runner.invoke(app, ["load-world", str(world), "--db", str(db)])
     assert res.exit_code == 0 and "pulls" in res.output
     res = runner.invoke(app, ["evaluate", "--db", str(db)])
     assert res.exit_code == 0, res.output
-    assert "evaluated 40 repositories for 2026-10-15" in res.output
+    assert "evaluated 43 repositories for 2026-10-15" in res.output
     res = runner.invoke(app, ["report", "--db", str(db), "--format", "json"])
     assert res.exit_code == 0
     data = json.loads(res.stdout)
-    assert data["as_of"] == "2026-10-15" and sum(data["funnel"].values()) == 40
+    assert data["as_of"] == "2026-10-15" and sum(data["funnel"].values()) == 43
     table = runner.invoke(app, ["report", "--db", str(db)])
     assert table.exit_code == 0 and "The funnel" in table.output and "Black holes" in table.output
     res = runner.invoke(app, ["evaluate", "--db", str(db), "--workers", "2"])  # a local cluster: the same report
@@ -55,7 +55,7 @@ def test_publish_on_the_workers_of_a_scheduler_writes_the_same_site(tmp_path: Pa
     from distributed import LocalCluster
 
     world, db = tmp_path / "w", tmp_path / "s.duckdb"
-    assert runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "5", "--out", str(world)]).exit_code == 0
+    assert runner.invoke(app, ["sample-world", "--repos", "43", "--seed", "5", "--out", str(world)]).exit_code == 0
     assert runner.invoke(app, ["load-world", str(world), "--db", str(db)]).exit_code == 0
     assert runner.invoke(app, ["evaluate", "--db", str(db)]).exit_code == 0
     here, shared = tmp_path / "here", tmp_path / "shared"
@@ -63,7 +63,7 @@ def test_publish_on_the_workers_of_a_scheduler_writes_the_same_site(tmp_path: Pa
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40) as cluster:
         res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(shared / "site"), "--cluster", cluster.scheduler_address])
     assert res.exit_code == 0, res.output
-    assert "published 40 projects" in res.output
+    assert "published 43 projects" in res.output
     assert tree(shared / "site") == tree(here)
     # The detail files the workers read went beside the site (removed when this process exits).
     beside = sorted(d.name for d in shared.iterdir())
@@ -93,7 +93,7 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     """The cron job: a first refresh collects in full, the next day's touches only what moved, and
     running the same day again spends nothing and changes nothing."""
     world, db, site = tmp_path / "w", tmp_path / "s.duckdb", tmp_path / "site"
-    assert runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "4", "--out", str(world)]).exit_code == 0
+    assert runner.invoke(app, ["sample-world", "--repos", "43", "--seed", "4", "--out", str(world)]).exit_code == 0
     monkeypatch.setenv("GITHUB_TOKEN", "t0k3n-secret")
     day0, day1 = date(2026, 10, 14), date(2026, 10, 15)
 
@@ -107,25 +107,25 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
         return {"out": " ".join(res.output.split()), **json.loads(stats.read_text())}  # as read, not as wrapped
 
     first = refresh(WorldIndex(world, clock=day0), day0)
-    assert f"refresh for {day0}: first run: all 40 repositories collected in full" in first["out"]
+    assert f"refresh for {day0}: first run: all 43 repositories collected in full" in first["out"]
     second = refresh(WorldIndex(world), day1)
     c = second["collected"]
-    assert f"refresh for {day1}: since {day0}: {40 - c['unchanged']} of 40 repositories touched" in second["out"]
-    assert 0 < c["unchanged"] < 40 and c["points"] < first["collected"]["points"] / 2
+    assert f"refresh for {day1}: since {day0}: {43 - c['unchanged']} of 43 repositories touched" in second["out"]
+    assert 0 < c["unchanged"] < 43 and c["points"] < first["collected"]["points"] / 2
     assert "a run 1 day after the last costs about" in second["out"]  # the plan, before anything is spent
     assert "verdicts that moved:" in second["out"] and second["previous"] == day0.isoformat()
     # The day is judged whole; its evaluation says how long each step took.
-    assert second["evaluated_repos"] == 40 and "evaluated 40 repositories; verdicts that moved:" in second["out"]
+    assert second["evaluated_repos"] == 43 and "evaluated 43 repositories; verdicts that moved:" in second["out"]
     assert second["evaluate_steps"]["judge"] > 0
     assert json.loads((site / "data" / "v1" / "index.json").read_text())["as_of"] == day1.isoformat()
     # The projects whose verdict and figures hold keep yesterday's files, and the site says so.
     kept = second["published"]["projects_kept"]
-    assert 0 < kept < 40 and f"; {kept} of 40 projects' files unchanged, kept from the previous site" in second["out"]
+    assert 0 < kept < 43 and f"; {kept} of 43 projects' files unchanged, kept from the previous site" in second["out"]
     pages = pq.read_table(site / "data" / "v1" / "pages.parquet").column("since").to_pylist()  # as a reader of the dataset would
     assert sum(since == day0 for since in pages) == kept
     # Those whose own rows held but whose ranks moved are given only their new ranks, and it says how many.
     placed = second["published"]["projects_placed"]
-    assert (f"; {placed} given only their new ranks" in second["out"]) == (placed > 0) and kept + placed <= 40
+    assert (f"; {placed} given only their new ranks" in second["out"]) == (placed > 0) and kept + placed <= 43
     assert set(second["evaluate_steps"]) >= {"marks", "judge", "write_snapshot"}
     assert set(second["published"]["steps"]) == {"plan", "prune", "site_pages", "projects", "dataset", "swap"}
     with Store(db, read_only=True) as s:
@@ -134,7 +134,7 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     assert res.exit_code == 0 and "kept all 2 snapshots; nothing to prune" in res.output  # the two latest always stay
     again = refresh(WorldIndex(world), day1)
     assert again["collected"]["points"] == 0 and again["verdicts_moved"] == second["verdicts_moved"]
-    assert f"refresh for {day1}: already collected for this day; 40 repositories checked, nothing fetched again" in again["out"]
+    assert f"refresh for {day1}: already collected for this day; 43 repositories checked, nothing fetched again" in again["out"]
 
 
 def test_an_older_store_is_upgraded_with_a_notice_first(tmp_path: Path) -> None:
@@ -143,13 +143,13 @@ def test_an_older_store_is_upgraded_with_a_notice_first(tmp_path: Path) -> None:
     from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS
 
     world, db = tmp_path / "w", tmp_path / "s.duckdb"
-    assert runner.invoke(app, ["sample-world", "--repos", "40", "--seed", "4", "--out", str(world)]).exit_code == 0
+    assert runner.invoke(app, ["sample-world", "--repos", "43", "--seed", "4", "--out", str(world)]).exit_code == 0
     with patch("porchlamp.store.db.MIGRATIONS", MIGRATIONS[:7]):
         assert runner.invoke(app, ["load-world", str(world), "--db", str(db)]).exit_code == 0
     res = runner.invoke(app, ["evaluate", "--db", str(db)])
     assert res.exit_code == 0, res.output
     said = " ".join(res.output.split())
     assert f"upgrading the store to schema version 8 of {LATEST_VERSION}" in said and "stopping it loses nothing" in said
-    assert said.index("upgrading the store") < said.index("evaluated 40 repositories")
+    assert said.index("upgrading the store") < said.index("evaluated 43 repositories")
     again = runner.invoke(app, ["evaluate", "--db", str(db)])
     assert again.exit_code == 0 and "upgrading" not in again.output

@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from porchlamp.config import load_settings
 from porchlamp.errors import PorchlampError
+from porchlamp.sample.plan import MIN_REPOS
 from porchlamp.store import Store
 
 app = typer.Typer(
@@ -648,7 +649,7 @@ def serve(
 @app.command()
 def demo(
     out_dir: Path = typer.Option(Path("demo"), "--out", help="Where the world, the store and the site go."),
-    repos: int = typer.Option(300, "--repos", min=25, help="Repositories in the sample world."),
+    repos: int = typer.Option(300, "--repos", min=MIN_REPOS, help="Repositories in the sample world."),
     seed: int = typer.Option(1, "--seed", help="Seed of the sample world."),
     serve_site: bool = typer.Option(True, "--serve/--no-serve", help="Serve the site when done (Ctrl-C stops)."),
     port: int = typer.Option(8000, "--port", help="Port for the site preview."),

@@ -167,3 +167,46 @@ def test_off_github_template_and_trailers() -> None:
     one = replace(d, timeline={1: (item("comment", T0 + D, "gerritbot", body="imported to Gerrit", number=1),)})
     assert _off(one).passed  # one stray bridge comment is not a verdict
     assert _off(replace(d, commits=(human_commit(),))).passed
+
+
+MIRROR = "This is only a mirror: pull requests are not accepted here."
+
+
+def test_a_bystander_redirects_only_where_no_maintainer_acts() -> None:
+    """SPEC §6: in a mirror nobody from the project watches, a passer-by's "only a mirror" counts."""
+    pulls = tuple(pr(i, created=T0 + i * timedelta(hours=2)) for i in range(1, 5))
+    said = tuple(item("comment", T0 + D, "passerby", "NONE", body=MIRROR, number=i) for i in range(1, 5))
+    res = _off(data(pulls=pulls, items=said))
+    assert (res.passed, res.kind) == (False, "repo_lockdown")
+    assert res.evidence["quotes"][0]["source"].endswith("passerby (a bystander: no maintainer acts on outside PRs here)")
+    # A maintainer answering another outside PR shows the project watches: the bystander is only a bystander.
+    watched = data(pulls=(*pulls, pr(5, author="other", created=T0)),
+                   items=(*said, item("comment", T0 + D, "maint", "MEMBER", body="Thanks, merging soon.", number=5)))
+    assert _off(watched).passed
+
+
+def test_a_maintainers_later_welcome_withdraws_the_redirect() -> None:
+    pulls = tuple(pr(i, created=T0 + i * timedelta(hours=2)) for i in range(1, 5))
+    redirect = tuple(item("comment", T0 + D, "maint", "MEMBER", body="Please send this to the list instead: dev@lists.acme.org",
+                          number=i) for i in range(1, 5))
+    assert not _off(data(pulls=pulls, items=redirect)).passed
+    # In words of their own each time: the same text on every PR would make the account a bot (SPEC §5).
+    said = ("Actually, PRs here are fine; I'll review it this week.", "On second thought PRs here are fine, thanks.",
+            "PRs here are fine too, looking at this now.", "We've decided to take github pull requests too; reviewing.")
+    welcome = tuple(item("comment", T0 + 2 * D, "maint", "MEMBER", body=said[i - 1], number=i) for i in range(1, 5))
+    res = _off(data(pulls=pulls, items=(*redirect, *welcome)))
+    assert res.passed and res.evidence["prs_pointed_elsewhere"] == 0
+
+
+def test_one_redirected_pr_is_enough_and_the_description_decides_too() -> None:
+    """Undecided however few PRs it has; a mirror's label says where, with the link."""
+    one = data(pulls=(pr(1),), items=(item("comment", T0 + D, "maint", "MEMBER", body="We don't take PRs via GitHub, "
+                                                                                          "please use https://review.acme.org.", number=1),))
+    r = evaluated(one).result()
+    assert (r.status, r.kind) == ("undecided", "gerrit")
+    labelled = data(r=repo(description="Read-only mirror of https://gitlab.com/acme/widget"), pulls=(pr(1),))
+    r = evaluated(labelled).result()
+    assert (r.status, r.kind, r.row["review_happens"]) == ("undecided", "gitlab", "https://gitlab.com/acme/widget")
+    assert r.evidence()["off_github"]["quotes"] == [{"source": "description", "text": "Read-only mirror of https://gitlab.com/acme/widget"}]
+    plain = data(r=repo(description="A widget library"), pulls=(pr(1),))
+    assert evaluated(plain).result().status == "unrated"

@@ -7,7 +7,6 @@ from helpers import NOW, T0, Response, accounts, data, item, judged, pr
 from hypothesis import given, settings, strategies as st
 
 from porchlamp.config import Settings
-from porchlamp.evaluate.marks import redirect_kind
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import CommunityFiles
 
@@ -112,16 +111,3 @@ def test_the_first_response_is_the_earliest_whatever_the_order(drawn, merged_hou
     (v,) = judged(data(pulls=(the_pr,), items=items))
     assert v.response == min(every, key=lambda e: e[0], default=(None, None))[1]
 
-
-_MARKED = [(kind, m) for kind, ms in (("gerrit", RULES.gerrit_markers), ("mailing_list", RULES.mailing_list_markers),
-                                      ("repo_lockdown", RULES.lockdown_markers)) for m in ms]
-
-
-@given(st.lists(st.sampled_from([m for _, m in _MARKED]) | st.sampled_from(["Thanks!", "see", "PULL", "\n", "gerri", "patch"]),
-                max_size=6), st.booleans())
-def test_a_redirect_is_of_the_first_kind_whose_marker_the_text_holds(parts, shout) -> None:  # type: ignore[no-untyped-def]
-    """Gerrit before a mailing list before a lockdown, whatever order the markers come in the text, in any case."""
-    text = " ".join(parts)
-    low = text.lower()
-    expected = next((kind for kind, m in _MARKED if m in low), None)
-    assert redirect_kind(text.upper() if shout else text, RULES) == expected

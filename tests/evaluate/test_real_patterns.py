@@ -113,10 +113,10 @@ def test_project_documents_that_refuse_prs() -> None:
            "and bug reports.")
     react = ("If you send a pull request, please do it against the main branch. We maintain stable branches for stable "
              "releases separately but we don't accept pull requests to them directly.")
-    assert [k for k, _ in g.document_statements(openbmc, RULES)] == ["gerrit"]
-    assert [k for k, _ in g.document_statements(git, RULES)] == ["mailing_list"]
-    assert g.document_statements(react, RULES) == []
-    assert g.document_statements("Join the mailing list for release announcements.", RULES) == []
+    assert [k for k, _ in g.document_statements(openbmc)] == ["gerrit"]
+    assert [k for k, _ in g.document_statements(git)] == ["mailing_list"]
+    assert g.document_statements(react) == []
+    assert g.document_statements("Join the mailing list for release announcements.") == []
     pulls = tuple(pr(n, f"author{n}", created=T0 + n * D) for n in range(1, 11))
     for text, kind, where in ((openbmc, "gerrit", "https://github.com/openbmc/docs/blob/master/CONTRIBUTING.md"),
                               (git, "mailing_list", "git@vger.kernel.org")):

@@ -76,7 +76,9 @@ def test_marks_of_a_text() -> None:
     assert deploy.curated and deploy.fp is not None and deploy.redirect is None
     gerrit = mark_text("This change has been imported to Gerrit for code review.", RULES)
     assert gerrit.redirect == "gerrit" and not mark_text("Thanks!", RULES).curated
-    assert mark_text(None, RULES) == mark_text("", RULES) == (None, 0, 0, False, None)
+    assert mark_text(None, RULES) == mark_text("", RULES) == (None, 0, 0, False, None, False)
+    welcome = mark_text("PRs here are fine, but you may also send a patch to the list.", RULES)
+    assert welcome.welcome and welcome.redirect is None
     # The same message with other numbers, links and mentions has the same fingerprint.
     assert mark_text("Coverage is 91% at https://cov.example/pr/12 @alice", RULES).fp == \
         mark_text("Coverage is 87% at https://cov.example/pr/40 @bob", RULES).fp

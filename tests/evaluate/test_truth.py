@@ -86,6 +86,11 @@ def test_evaluation_recovers_truth(tmp_path: Path, repos: int, seed: int) -> Non
     assert borderline and all(r.status != "black_hole" and r.borderline for r in borderline)
     undecided = [r for r in snap.results if r.status == "undecided"]
     assert undecided and all(r.review_happens for r in undecided)
+    # Every review place SPEC section 6 names is planted, said by hand, and each is read as such; a
+    # mirror's label, and a mirror only passers-by talk in, are undecided too (the kinds above).
+    assert {"jira", "bugzilla", "phabricator", "gitlab", "forgejo", "sourcehut", "savannah", "trac"} <= {r.kind for r in undecided}
+    said = {t["redirect"] for repo, t in truth["repos"].items() if snap.by_repo()[repo].status == "undecided"}
+    assert {"description", "bystander", "hand"} <= said
     capped = [r for r in snap.results if truth["repos"][r.repo]["capped"]]
     assert capped and all(r.profiles["default"].tier == "B (capped)" for r in capped)
     # User-account bots that merge, label and greet are never maintainers, whatever they do.

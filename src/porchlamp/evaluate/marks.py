@@ -1,5 +1,6 @@
 """What evaluation reads of a comment's or a PR's text, computed once when the row is stored:
-the normalised fingerprint (SPEC section 5), curated bot text, where a redirect points, AI markers.
+the normalised fingerprint (SPEC section 5), curated bot text, where a redirect points and whether
+it welcomes PRs here (`redirect.read`, SPEC section 6), AI markers.
 
 Pure functions of the text and the packaged rule data; `marks_version` names the rule data, so a
 store recomputes its marks when, and only when, that data or this code changes.
@@ -11,11 +12,12 @@ import hashlib
 import json
 from typing import NamedTuple
 
+from porchlamp.evaluate.redirect import READER_VERSION, read
 from porchlamp.evaluate.rules import Rules
 from porchlamp.evaluate.templates import mentions, normalise
 
 # Raise when the marks' meaning changes (normalisation, fingerprint): stored marks are then recomputed.
-MARKS_CODE = 1
+MARKS_CODE = 2
 
 
 class TextMarks(NamedTuple):
@@ -23,27 +25,20 @@ class TextMarks(NamedTuple):
     chars: int  # length of the normalised text: the template thresholds apply to it, not here
     words: int
     curated: bool  # holds a curated bot-text phrase (deploy previews, CLA, coverage, bridges)
-    redirect: str | None  # where it says review happens instead: gerrit, mailing_list, repo_lockdown
-
-
-def redirect_kind(text: str | None, rules: Rules) -> str | None:
-    """Where a message says review happens instead ("gerrit", "mailing_list", "repo_lockdown"), if it does."""
-    low = (text or "").lower()
-    for kind, markers in (("gerrit", rules.gerrit_markers), ("mailing_list", rules.mailing_list_markers),
-                          ("repo_lockdown", rules.lockdown_markers)):
-        if mentions(low, markers):
-            return kind
-    return None
+    redirect: str | None  # where it says review happens instead (a venue of `redirect.VENUES`)
+    welcome: bool  # says PRs here are fine (`redirect.read`)
 
 
 def mark_text(body: str | None, rules: Rules) -> TextMarks:
     """The marks of one comment's or review's text."""
     if not body:
-        return TextMarks(None, 0, 0, False, None)
+        return TextMarks(None, 0, 0, False, None, False)
     norm = normalise(body)
     fp = int.from_bytes(hashlib.blake2b(norm.encode("utf-8"), digest_size=8).digest(), "big") >> 1
     words = norm.count(" ") + 1  # as the template thresholds count them
-    return TextMarks(fp, len(norm), words, mentions(body.lower(), rules.bot_templates), redirect_kind(body, rules))
+    said = read(body)
+    return TextMarks(fp, len(norm), words, mentions(body.lower(), rules.bot_templates),
+                     said.redirect.venue if said.redirect else None, said.welcomes)
 
 
 def ai_assisted(body: str | None, rules: Rules) -> bool:
@@ -53,6 +48,5 @@ def ai_assisted(body: str | None, rules: Rules) -> bool:
 
 def marks_version(rules: Rules) -> str:
     """One text for the code and rule data the marks depend on."""
-    data = [MARKS_CODE, rules.bot_templates, rules.gerrit_markers, rules.mailing_list_markers, rules.lockdown_markers,
-            rules.ai_markers]
+    data = [MARKS_CODE, READER_VERSION, rules.bot_templates, rules.ai_markers]
     return hashlib.blake2b(json.dumps(data).encode("utf-8"), digest_size=8).hexdigest()

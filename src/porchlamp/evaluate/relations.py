@@ -131,13 +131,18 @@ def quote(text: str) -> str:
     return one if len(one) <= QUOTE_CHARS else one[: QUOTE_CHARS - 1] + "…"
 
 
+# Who pointed a PR elsewhere (SPEC §6), as its evidence says it.
+_BY = {"bot": "a bot", "maintainer": "a maintainer, by hand", "contributor": "a past contributor",
+       "bystander": "a bystander: no maintainer acts on outside PRs here"}
+
+
 def redirects(conn: duckdb.DuckDBPyConnection) -> None:
     """`j_redirects`: each outside PR pointed elsewhere, as [kind, "actor (by whom)", quote] in JSON.
     Written here, for the few PRs that have one: the quote is the item's text on one line."""
-    rows = conn.execute("SELECT v.repo, v.number, v.redirect_kind, v.redirect_actor, v.redirect_bot, t.body FROM j_verdicts v "
+    rows = conn.execute("SELECT v.repo, v.number, v.redirect_kind, v.redirect_actor, v.redirect_by, t.body FROM j_verdicts v "
                         "JOIN timeline t ON t.node_id = v.redirect_node ORDER BY v.repo, v.number").fetchall()
     _put(conn, "j_redirects", pa.table({
         "repo": pa.array([r[0] for r in rows], pa.string()), "number": pa.array([r[1] for r in rows], pa.int32()),
-        "redirect": pa.array([json.dumps([kind, f"{actor} ({'a bot' if bot else 'a maintainer, by hand'})", quote(body or "")],
-                                         ensure_ascii=False) for _, _, kind, actor, bot, body in rows], pa.string()),
+        "redirect": pa.array([json.dumps([kind, f"{actor} ({_BY[by]})", quote(body or "")],
+                                         ensure_ascii=False) for _, _, kind, actor, by, body in rows], pa.string()),
     }))

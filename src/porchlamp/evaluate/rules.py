@@ -52,11 +52,6 @@ class Rules:
     gfi_labels: frozenset[str]
     ai_files: tuple[str, ...]
     ai_markers: tuple[str, ...]
-    gerrit_markers: tuple[str, ...]
-    mailing_list_markers: tuple[str, ...]
-    lockdown_markers: tuple[str, ...]
-    refusal_phrases: tuple[str, ...]
-    refusal_exceptions: tuple[str, ...]
     commit_trailers: tuple[str, ...]
     bridge_bots: dict[str, str]
 
@@ -117,11 +112,6 @@ def load_rules(settings: Settings) -> Rules:
         gfi_labels=frozenset(norm_label(x) for x in sig["labels"]["good_first_issue"]),
         ai_files=tuple(sig["ai_policy"]["files"]),
         ai_markers=low(sig["ai_policy"]["pr_markers"]),
-        gerrit_markers=low(og["gerrit_markers"]),
-        mailing_list_markers=low(og["mailing_list_markers"]),
-        lockdown_markers=low(og["lockdown_markers"]),
-        refusal_phrases=low(og["refusal_phrases"]),
-        refusal_exceptions=low(og["refusal_exceptions"]),
         commit_trailers=low(og["commit_trailers"]),
         bridge_bots={k.lower(): v for k, v in og["bridge_bots"].items()},
     )

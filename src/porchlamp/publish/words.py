@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from porchlamp.evaluate.redirect import VENUE_NAMES
+
 STATUS_LABELS = {
     "ranked": "Ranked",
     "unrated": "Unrated: too little to score fairly",
@@ -45,8 +47,7 @@ KIND_LABELS = {
     ("stale", "bot_commits_only"): "only bots committed",
     ("stale", "no_commits"): "no commits",
     ("black_hole", "clear"): "",
-    ("undecided", "gerrit"): "reviews on Gerrit",
-    ("undecided", "mailing_list"): "reviews on a mailing list",
+    **{("undecided", v): f"reviews on {name}" for v, name in VENUE_NAMES.items() if v != "other"},
     ("undecided", "repo_lockdown"): "takes no pull requests on GitHub",
     ("unrated", "too_few_prs"): "fewer outside PRs than a fair score needs",
     ("unrated", "low_coverage"): "too little of the profile could be measured",

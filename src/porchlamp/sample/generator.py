@@ -67,6 +67,29 @@ CANNED = ("Thanks for contributing to {name}! A second maintainer will look at t
 PREVIEW_NOTICE = "Preview of this change is ready at https://pr-{n}.preview.{name}.example.dev (built from {sha}). It updates on every push."
 HAND_REDIRECT = ("Thanks for the patch! We review changes on our mailing list, not on GitHub: please send it with git send-email "
                  "to dev@lists.{name}.example.org, and see CONTRIBUTING for how.")
+# The same said of the other review places SPEC section 6 names, in this world's own words.
+VENUE_REDIRECTS = {
+    "jira": "Thanks! We track changes in JIRA rather than in GitHub pull requests: please open an issue at "
+            "https://issues.{name}.example.org/jira/browse/{NAME} and attach the patch there.",
+    "bugzilla": "Thanks for the fix. We don't merge pull requests here; please attach the patch to a bug at "
+                "https://bugzilla.{name}.example.org so it gets reviewed.",
+    "phabricator": "Thank you! Code review for {name} happens on Phabricator: please upload this with arc diff to "
+                   "https://phabricator.{name}.example.org.",
+    "gitlab": "Thanks! {Name} is developed on GitLab and this repository is only a mirror. Please open a merge request at "
+              "https://gitlab.{name}.example.org/{name}/{name}.",
+    "forgejo": "Thanks! {Name} moved to Codeberg; this GitHub repository is only a mirror. Please open the pull request at "
+               "https://codeberg.org/{name}/{name}.",
+    "sourcehut": "Thanks, but we take patches by email on sourcehut, not pull requests here: please send it to "
+                 "~{name}/{name}-devel@lists.sr.ht with git send-email.",
+    "savannah": "Thanks! Development happens on Savannah, not on GitHub: please post the patch to the tracker at "
+                "https://savannah.nongnu.org/projects/{name}.",
+    "trac": "Thanks for the patch. Pull requests here are not reviewed; please open a ticket with it on our Trac: "
+            "https://trac.{name}.example.org/newticket",
+}
+MIRROR_LABEL = "Read-only mirror of https://gitlab.{name}.example.org/{name}/{name}"
+BYSTANDER_NOTE = "FYI: this is only a mirror of {Name}, so pull requests are not accepted here. See the project's site."
+WITHDRAWAL = "PRs here are fine after all, sorry for the noise: looking at {t} now."
+VENDORED = "Thanks! {t} is vendored from https://github.com/upstream-org/lib, so please fix it upstream there and we'll pull it in."
 DOC_REDIRECTS = {
     # how a project's own documents say PRs are not taken on GitHub (wording after openbmc's PR
     # template, git/git's CONTRIBUTING and FLTK's README)
@@ -271,7 +294,7 @@ class RepoBuilder:
         repo_row = {
             "name_with_owner": self.nwo,
             "owner_type": "Organization" if org else "User",
-            "description": desc,
+            "description": MIRROR_LABEL.format(name=name) if p.redirect == "description" else desc,
             "homepage_url": "javascript:alert('homepage')" if p.hostile else (f"https://{name}.example.org" if r.random() < 0.4 else None),
             "is_archived": archived,
             "is_fork": is_fork,
@@ -608,15 +631,20 @@ class RepoBuilder:
             specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", "maintainer:codeowner"))
         if p.hostile:  # an imported placeholder account whose login is hostile text
             specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", "mannequin"))
-        if self.plan.kind in ("gerrit", "mailing_list", "repo_lockdown"):
+        if self.plan.status == "undecided":
             name = self.nwo.split("/")[1]
             self.review_place = {
                 "gerrit": f"https://go-review.googlesource.com/q/project:{name}",
                 "mailing_list": "the pgsql-hackers mailing list",
                 "repo_lockdown": "Gerrit (PR template: this repository does not accept pull requests)",
-            }[self.plan.kind]
+            }.get(self.plan.kind, "")
             if p.redirect == "hand":
-                self.review_place = f"dev@lists.{name}.example.org"
+                self.review_place = (VENUE_REDIRECTS[p.kind] if p.kind in VENUE_REDIRECTS else f"dev@lists.{name}.example.org")
+                self.review_place = self.review_place.format(name=name, Name=name.title(), NAME=name.upper())
+            elif p.redirect == "description":
+                self.review_place = MIRROR_LABEL.format(name=name).split(" of ")[1]
+            elif p.redirect == "bystander":
+                self.review_place = "outside GitHub"
             elif p.redirect in DOC_REDIRECTS:
                 self.review_place = DOC_REDIRECTS[p.redirect][1].format(name=name, Name=name.title())
         specs.sort()
@@ -801,10 +829,19 @@ class RepoBuilder:
         if self.plan.redirect == "hand":  # review elsewhere, said by hand: an answer for each PR (SPEC section 5)
             at = start + self.delay()
             who = self._public_maintainer(author.login)
-            b.comment(at, who, HAND_REDIRECT.format(name=self.nwo.split("/")[1]))
+            name = self.nwo.split("/")[1]
+            b.comment(at, who, VENUE_REDIRECTS.get(self.plan.kind, HAND_REDIRECT).format(name=name, Name=name.title(), NAME=name.upper()))
             if r.random() < 0.5 and at + DAY < self.now:
                 b.close(at + self.between_td(HOUR, DAY), who)
             truth["case"] = "redirect_by_hand"
+            truth["first_response"] = {"kind": "comment", "actor": who.login, "at": ts(at)}
+            return
+        if self.plan.withdrawn:  # pointed elsewhere, then told PRs here are fine: answered, not redirected
+            at = start + self.delay()
+            who = self._public_maintainer(author.login)
+            b.comment(at, who, HAND_REDIRECT.format(name=self.nwo.split("/")[1]))
+            b.comment(at + self.between_td(HOUR, 6 * HOUR), who, self._own_words(b.number, WITHDRAWAL))
+            truth["case"] = "redirect_withdrawn"
             truth["first_response"] = {"kind": "comment", "actor": who.login, "at": ts(at)}
             return
         variant = r.choices(("comment", "review", "merge", "merge_queue", "exact", "after_bot", "late_page"),
@@ -830,6 +867,9 @@ class RepoBuilder:
             if who == self.canned_by:  # every other answer of theirs is the canned reply
                 self.canned_turn += 1
                 words = CANNED.format(name=self.nwo.split("/")[1]) if self.canned_turn % 2 else words
+            elif self.plan.vendored and b.number % 2:  # a fix for code vendored from elsewhere: still an answer
+                words = self._own_words(b.number, VENDORED)
+                truth["case"] = "answered_vendored"
             b.comment(at, who, words)
             kind = "comment"
         elif variant == "review":
@@ -950,6 +990,14 @@ class RepoBuilder:
         """How off-GitHub review shows on a PR: a bridge bot's comment, often a close. Projects that
         say so in their own documents show nothing on the PR."""
         k = self.plan.kind
+        if self.plan.redirect == "bystander":  # a passer-by, never one of the project's people
+            other = self.pool.account(self.pool.pick(self.rng))
+            if other["login"] not in {c.login for c in self.contributors} | set(self.seen_authors) | {b.author.login}:
+                self.out.accounts.setdefault(other["login"], other)
+                self.barred.add(other["login"])
+                b.comment(start + self.between_td(HOUR, DAY), Person(other["login"], "User"),
+                          BYSTANDER_NOTE.format(Name=self.nwo.split("/")[1].title()))
+            return
         if self.plan.redirect is not None:
             return
         at = start + timedelta(minutes=5)

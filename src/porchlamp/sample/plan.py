@@ -75,11 +75,14 @@ class RepoPlan:
     codeowner_only: bool = False
     hostile: bool = False
     capped: bool = False  # planted so the default profile measures under 80%: tier "B (capped)"
-    redirect: str | None = None  # undecided without a bridge bot: "hand" (maintainers' pasted redirect), or the
-    # document that says so: "template" (PR template), "contributing", "readme"
+    redirect: str | None = None  # undecided without a bridge bot: "hand" (maintainers' pasted redirect), the
+    # document that says so: "template" (PR template), "contributing", "readme"; "description" (a mirror's
+    # label and homepage), or "bystander" (passers-by say it is a mirror; nobody from the project acts)
     heavy: bool = False  # most PR bodies are long, so queries over them time out until split
     own_ci: bool = False  # the project's own CI posts under a member's user account, hours after each PR
     canned: bool = False  # a maintainer answers with one canned reply, every other time, and in own words between
+    withdrawn: bool = False  # a maintainer first points each PR elsewhere, then says PRs here are fine after all
+    vendored: bool = False  # some answers send a fix to the upstream of vendored code: an answer, not a redirect
 
 
 def _draw_stars(rng: random.Random) -> int:
@@ -171,14 +174,30 @@ def _mandatory() -> list[tuple[str, str, dict[str, object]]]:
     return out
 
 
+# Planted after the first ones, in slots drawn after theirs, so a world's other repositories stay as
+# they were: off-GitHub review as SPEC section 6 reads it (each venue a maintainer names by hand; a
+# mirror's description; a mirror only passers-by talk in), and its near misses.
+LATER_MANDATORY: list[tuple[str, str, dict[str, object]]] = [
+    *[("undecided", venue, {"redirect": "hand"}) for venue in ("jira", "bugzilla", "phabricator", "gitlab", "forgejo",
+                                                                 "sourcehut", "savannah", "trac")],
+    ("undecided", "gitlab", {"redirect": "description"}),
+    ("undecided", "repo_lockdown", {"redirect": "bystander"}),
+    ("ranked", "responsive", {"withdrawn": True}),
+    ("ranked", "responsive", {"vendored": True}),
+]
+MIN_REPOS = len(_mandatory()) + len(LATER_MANDATORY)  # the smallest world that holds every planted case
+
+
 def make_plans(n_repos: int, seed: int) -> list[RepoPlan]:
     """The plan of every repository of a world: deterministic in (n_repos, seed)."""
     rng = random.Random(f"porchlamp-plan:{seed}")
     mandatory = _mandatory()
-    if n_repos < len(mandatory):
-        raise WorldError(f"a world needs at least {len(mandatory)} repositories to plant every case (got {n_repos})")
+    if n_repos < MIN_REPOS:
+        raise WorldError(f"a world needs at least {MIN_REPOS} repositories to plant every case (got {n_repos})")
     slots = rng.sample(range(n_repos), len(mandatory))
     forced = dict(zip(slots, mandatory))
+    later = rng.sample([i for i in range(n_repos) if i not in forced], len(LATER_MANDATORY))
+    forced.update(zip(later, LATER_MANDATORY))
     plans = []
     for i in range(n_repos):
         r = random.Random(f"porchlamp-repo-plan:{seed}:{i}")
@@ -217,6 +236,8 @@ def make_plans(n_repos: int, seed: int) -> list[RepoPlan]:
                 # show its habit (SPEC section 5); the canned reply needs answers to be among.
                 own_ci=bool(extra.get("own_ci", active and n >= 5 and r.random() < 0.03)),
                 canned=bool(extra.get("canned", status == "ranked" and n - u >= 4 and r.random() < 0.05)),
+                withdrawn=bool(extra.get("withdrawn", False)),
+                vendored=bool(extra.get("vendored", False)),
             )
         )
     return plans

@@ -32,6 +32,7 @@ def ensure_marks(store: Store, rules: Rules, progress: Callable[[int], None] | N
             "node_id": batch.column("node_id"), "fp": pa.array([m.fp for m in marks], pa.int64()),
             "chars": pa.array([m.chars for m in marks], pa.int32()), "words": pa.array([m.words for m in marks], pa.int32()),
             "curated": pa.array([m.curated for m in marks], pa.bool_()), "redirect": pa.array([m.redirect for m in marks], pa.string()),
+            "welcome": pa.array([m.welcome for m in marks], pa.bool_()),
         })
 
     def pulls(batch: pa.RecordBatch) -> pa.Table:
@@ -40,7 +41,7 @@ def ensure_marks(store: Store, rules: Rules, progress: Callable[[int], None] | N
 
     done = _mark(store, comments, progress, "SELECT node_id, body FROM timeline WHERE m_version IS DISTINCT FROM $v", version,
                  "UPDATE timeline SET m_version = $v, m_fp = m.fp, m_chars = m.chars, m_words = m.words, m_curated = m.curated, "
-                 "m_redirect = m.redirect FROM _marks m WHERE timeline.node_id = m.node_id")
+                 "m_redirect = m.redirect, m_welcome = m.welcome FROM _marks m WHERE timeline.node_id = m.node_id")
     return done + _mark(store, pulls, progress, "SELECT repo, number, body FROM pulls WHERE m_version IS DISTINCT FROM $v", version,
                         "UPDATE pulls SET m_version = $v, m_ai = m.ai FROM _marks m WHERE pulls.repo = m.repo AND pulls.number = m.number")
 

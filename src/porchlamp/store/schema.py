@@ -399,6 +399,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         DROP TABLE template_comments;
         """,
     ),
+    Migration(
+        16,
+        "each comment's reading of where review happens (SPEC 6) keeps whether it welcomes PRs here (m_welcome): a "
+        "maintainer's later \"PRs here are fine\" withdraws a redirect on the same PR",
+        """
+        ALTER TABLE timeline ADD COLUMN m_welcome BOOLEAN;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

@@ -6,6 +6,7 @@ SELECT t.repo, t.number, t.node_id, t.kind, t.created_at AS ts, nullif(t.actor, 
        t.actor_association AS assoc, lower(nullif(t.actor, '')) AS actor_low,
        (t.created_at, t.node_id) AS place,
        t.m_fp AS fp, t.m_chars AS chars, t.m_words AS words, t.m_curated AS curated, t.m_redirect AS redirect,
+       coalesce(t.m_welcome, false) AS welcome,
        t.m_fp IS NOT NULL AS has_body
 FROM timeline t
 WHERE t.created_at < getvariable('win_end');

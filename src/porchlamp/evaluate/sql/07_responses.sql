@@ -9,7 +9,7 @@ SELECT i.repo, i.number, i.place, i.kind, i.ts, i.actor, i.node_id,
        CASE WHEN i.actor IS NULL THEN coalesce(i.actor_type = 'Bot', false) ELSE b.bot END AS bot,
        m.login IS NOT NULL AS maintainer,
        CASE WHEN coalesce(i.curated, false) THEN 'curated' ELSE f.how END AS template,
-       i.redirect, i.has_body, i.assoc,
+       i.redirect, i.welcome, i.has_body, i.assoc,
        g.kind AS bridge
 FROM j_items i
 JOIN pulls p ON p.repo = i.repo AND p.number = i.number

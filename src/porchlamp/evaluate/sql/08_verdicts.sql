@@ -24,13 +24,6 @@ WITH per_pr AS (
     FROM (SELECT repo, number, place, 'merge' AS kind, actor, ts FROM j_judged_items WHERE kind = 'merged'
           UNION ALL SELECT repo, number, place, kind, actor, ts FROM j_responses)
     GROUP BY repo, number
-), redirects AS (
-    SELECT repo, number, arg_min(node_id, place) AS node_id,
-           arg_min(coalesce(bridge, redirect), place) AS kind, arg_min(actor, place) AS actor, arg_min(bot, place) AS bot
-    FROM j_judged_items
-    WHERE ts >= getvariable('win_start') AND actor IS NOT NULL AND NOT by_author
-      AND (bridge IS NOT NULL OR (has_body AND redirect IS NOT NULL AND (bot OR maintainer OR assoc = 'CONTRIBUTOR')))
-    GROUP BY repo, number
 ), base AS (
     SELECT p.repo, p.number, p.title, p.author, p.author_association, p.created_at, p.has_ci, p.is_draft,
            p.author_type, p.merged_at AS pr_merged_at, p.merged_by,
@@ -47,14 +40,12 @@ WITH per_pr AS (
            CASE WHEN x.merged_item_at IS NULL AND p.merged_at < getvariable('win_end')
                      AND (f.ts IS NULL OR p.merged_at < f.ts) THEN p.merged_at ELSE f.ts END AS response_at,
            coalesce(x.merged_item_at, CASE WHEN p.merged_at < getvariable('win_end') THEN p.merged_at END) AS merged_at,
-           d.node_id AS redirect_node, d.kind AS redirect_kind, d.actor AS redirect_actor, d.bot AS redirect_bot,
            ab.bot AS author_bot, am.login IS NOT NULL AS author_maintainer, ac.created_at AS account_created,
            fc.ts AS first_contribution, p.m_ai AS ai
     FROM pulls p
     LEFT JOIN per_pr x ON x.repo = p.repo AND x.number = p.number
     LEFT JOIN reviews r ON r.repo = p.repo AND r.number = p.number
     LEFT JOIN firsts f ON f.repo = p.repo AND f.number = p.number
-    LEFT JOIN redirects d ON d.repo = p.repo AND d.number = p.number
     LEFT JOIN j_bots ab ON ab.repo = p.repo AND ab.login = p.author AND ab.type IS NOT DISTINCT FROM p.author_type
     LEFT JOIN j_maintainers am ON am.repo = p.repo AND am.login = lower(p.author)
     LEFT JOIN accounts ac ON ac.login = p.author
@@ -76,8 +67,36 @@ WITH per_pr AS (
                     AND (b.response_at IS NULL OR b.response_at > b.author_close) THEN 'self_closed'
            END AS excluded
     FROM base b
+), watched AS (
+    -- SPEC §6: a repository where a maintainer acts on an outside PR in the window; where none does
+    -- (a mirror nobody from the project watches), a bystander's redirect counts too.
+    SELECT DISTINCT i.repo
+    FROM j_judged_items i JOIN excluded e ON e.repo = i.repo AND e.number = i.number
+    WHERE e.excluded IS NULL AND i.maintainer AND NOT i.bot AND NOT i.by_author AND i.ts >= getvariable('win_start')
+), pointed AS (
+    SELECT i.repo, i.number, arg_min(i.node_id, i.place) AS node_id, min(i.place) AS place,
+           arg_min(coalesce(i.bridge, i.redirect), i.place) AS kind, arg_min(i.actor, i.place) AS actor,
+           arg_min(i.bot, i.place) AS bot, arg_min(i.maintainer, i.place) AS by_maintainer,
+           arg_min(i.assoc, i.place) AS assoc
+    FROM j_judged_items i LEFT JOIN watched w ON w.repo = i.repo
+    WHERE i.ts >= getvariable('win_start') AND i.actor IS NOT NULL AND NOT i.by_author
+      AND (i.bridge IS NOT NULL OR (i.has_body AND i.redirect IS NOT NULL
+           AND (i.bot OR i.maintainer OR i.assoc = 'CONTRIBUTOR' OR w.repo IS NULL)))
+    GROUP BY i.repo, i.number
+), withdrawn AS (
+    -- A maintainer's later "PRs here are fine" on the same PR takes the redirect back.
+    SELECT d.repo, d.number
+    FROM pointed d JOIN j_judged_items i ON i.repo = d.repo AND i.number = d.number
+    WHERE i.welcome AND i.maintainer AND NOT i.bot AND NOT i.by_author AND i.place > d.place
+    GROUP BY d.repo, d.number
+), redirects AS (
+    SELECT d.repo, d.number, d.node_id, d.kind, d.actor,
+           CASE WHEN d.bot THEN 'bot' WHEN d.by_maintainer THEN 'maintainer'
+                WHEN d.assoc = 'CONTRIBUTOR' THEN 'contributor' ELSE 'bystander' END AS by
+    FROM pointed d
+    WHERE NOT EXISTS (SELECT 1 FROM withdrawn x WHERE x.repo = d.repo AND x.number = d.number)
 )
-SELECT repo, number, title, author, author_association, created_at, clock AS clock_start, excluded, pr_merged_at,
+SELECT e.repo, e.number, title, author, author_association, created_at, clock AS clock_start, excluded, pr_merged_at,
        CASE WHEN excluded IS NOT NULL THEN NULL
             WHEN response_at IS NOT NULL AND response_at <= deadline THEN 'answered'
             WHEN human_close IS NOT NULL AND human_close <= deadline AND (response_at IS NULL OR response_at > human_close)
@@ -92,8 +111,8 @@ SELECT repo, number, title, author, author_association, created_at, clock AS clo
        CASE WHEN excluded IS NULL THEN nullif(author, '') IS NOT NULL AND (first_contribution IS NULL OR first_contribution >= created_at) END
            AS first_timer,
        coalesce(ai, false) AS ai_assisted,
-       CASE WHEN excluded IS NULL THEN redirect_node END AS redirect_node,
-       CASE WHEN excluded IS NULL THEN redirect_kind END AS redirect_kind,
-       CASE WHEN excluded IS NULL THEN redirect_actor END AS redirect_actor,
-       CASE WHEN excluded IS NULL THEN redirect_bot END AS redirect_bot
-FROM excluded;
+       CASE WHEN excluded IS NULL THEN d.node_id END AS redirect_node,
+       CASE WHEN excluded IS NULL THEN d.kind END AS redirect_kind,
+       CASE WHEN excluded IS NULL THEN d.actor END AS redirect_actor,
+       CASE WHEN excluded IS NULL THEN d.by END AS redirect_by
+FROM excluded e LEFT JOIN redirects d ON d.repo = e.repo AND d.number = e.number;

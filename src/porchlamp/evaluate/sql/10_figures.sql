@@ -4,7 +4,7 @@
 -- as never (stats.quantile_or_never): a quantile that touches a never is none. Also each PR's
 -- verdict as stored (`j_prs`: with where it was pointed, `j_redirects`), and the outside ones.
 CREATE OR REPLACE TEMP TABLE j_prs AS
-SELECT v.* EXCLUDE (redirect_node, redirect_kind, redirect_actor, redirect_bot, pr_merged_at), r.redirect
+SELECT v.* EXCLUDE (redirect_node, redirect_kind, redirect_actor, redirect_by, pr_merged_at), r.redirect
 FROM j_verdicts v LEFT JOIN j_redirects r ON r.repo = v.repo AND r.number = v.number;
 
 CREATE OR REPLACE TEMP TABLE j_outside AS
