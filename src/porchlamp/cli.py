@@ -587,6 +587,15 @@ def check(
             print_check(result.as_dict(), out)
 
 
+def _site_url(url: str) -> str:
+    """`--site-url` as pages join it: an http(s) address ending in a slash, or empty."""
+    url = url.strip()
+    if url and not url.lower().startswith(("https://", "http://")):
+        raise typer.BadParameter(f"{url!r}: give the full address the site is served from, starting with https://",
+                                 param_hint="--site-url")
+    return url + ("/" if url and not url.endswith("/") else "")
+
+
 @app.command("publish")
 def publish_cmd(
     out_dir: Path = typer.Option(..., "--out", help="Where the site and dataset are served from: a link to the "
@@ -595,6 +604,9 @@ def publish_cmd(
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Which evaluated snapshot (default: the latest)."),
     issues_url: str = typer.Option("https://github.com/porchlamp/porchlamp/issues/new", "--issues-url",
                                    help="Where 'think this is wrong?' opens an issue."),
+    site_url: str = typer.Option("", "--site-url", help="The address the site is served from "
+                                 "(https://example.org/porchlamp/), so the badge snippets each project page offers "
+                                 "carry full links; without it they are relative to the site."),
     full: bool = typer.Option(False, "--full", help="Write every project's files again, even those the previous site "
                               "in DIR holds unchanged (the result is the same bytes)."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Write the project pages on the workers of the Dask "
@@ -622,7 +634,8 @@ def publish_cmd(
         with Store(db, read_only=True) as store:
             site = load_site_data(store, _parse_date(as_of, "--as-of"), beside=generations.shared_folder(out_dir) if cluster else None)
         with progress_bar("writing project pages", len(site.projects)) as advance:
-            summary = publish(site, out_dir, issues_url=issues_url, progress=advance, full=full, cluster=cluster)
+            summary = publish(site, out_dir, issues_url=issues_url, site_url=_site_url(site_url), progress=advance, full=full,
+                              cluster=cluster)
         kept = f"; {summary.reused:,} projects unchanged, their files kept" if summary.reused else ""
         kept += f"; {summary.placed:,} given only their new ranks" if summary.placed else ""
         console.print(f"published {summary.projects:,} projects in {summary.pages:,} pages ({summary.bytes / 1e6:.1f} MB) "

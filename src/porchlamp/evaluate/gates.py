@@ -186,11 +186,11 @@ def document_statements(text: str | None) -> list[tuple[str, str]]:
     """(venue, passage) when a project document says PRs are not taken on GitHub or that the
     repository is a mirror ("Please do not submit a Pull Request via github", "does not use github.com
     for their contributions"), read as the redirect reader reads it, strictly: a README that says
-    where bugs go does not say PRs are unwelcome. The passage is the sentence that says so."""
+    where bugs go does not say PRs are unwelcome. The passage is the sentence that says so and the
+    two after it, which usually say where to go and link to how."""
     said = read(text, strict=True).redirect
     if said is None:
         return []
-    # The sentence and the two after it, which usually say where to go and link to how.
     flat = " ".join((text or "").split())
     at = flat.find(said.sentence)
     passage = " ".join(_SENTENCE_END.split(flat[at:], maxsplit=3)[:3]) if at >= 0 else said.sentence
@@ -199,7 +199,7 @@ def document_statements(text: str | None) -> list[tuple[str, str]]:
     return [(said.venue, passage)]
 
 
-def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], rules: Rules, sample: Commits,
+def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], sample: Commits,
                     repo: Repository | None = None) -> GateResult:
     """Undecided when review happens elsewhere or PRs are not taken here: redirects on most outside
     PRs (by a bridge bot, a maintainer, or anyone where no maintainer acts: each PR's own

@@ -7,6 +7,7 @@ Jinja2 autoescapes everything; links are only ever http(s) URLs or the site's ow
 
 from __future__ import annotations
 
+import html
 import itertools
 import multiprocessing
 import os
@@ -433,7 +434,18 @@ def project_context(p: Project, page_as_of: date, previous: date | None, issues_
     """What project.html reads of one project read whole (`SiteData.detailed`), its page dated `page_as_of`."""
     return dict(p=p, page_as_of=page_as_of, previous=previous if p.change else None, github=f"https://github.com/{p.repo}",
                 outside=p.outside(), excluded=p.excluded_counts(), times=p.response_times(), issues=p.good_first_issues(),
-                dispute=dispute_url(p, issues_url), site_url=site_url)
+                dispute=dispute_url(p, issues_url), site_url=site_url, badge=badge_snippets(p, site_url))
+
+
+def badge_snippets(p: Project, site_url: str) -> dict[str, str]:
+    """A project's badge as its maintainers paste it: the image and a link to its page, in Markdown
+    and HTML, with the site's full address (`--site-url`), or relative to the site when none is set."""
+    image = f"{site_url}badges/{slug(p.owner)}/{slug(p.name)}.svg"
+    page = f"{site_url}{project_href(p)}"
+    alt = f"Porchlamp: {p.words}"
+    return {"image": image, "page": page, "markdown": f"[![{alt}]({image})]({page})",
+            "html": f'<a href="{html.escape(page)}"><img src="{html.escape(image)}" alt="{html.escape(alt)}"></a>',
+            "full": "yes" if site_url else ""}
 
 
 def _write_part(site: SiteData, out: Path, since: Mapping[str, date], issues_url: str, site_url: str,

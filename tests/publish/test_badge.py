@@ -1,0 +1,46 @@
+"""Each project page offers its badge as maintainers paste it: Markdown and HTML, with the site's
+full address when the site was published with one (`publish --site-url`)."""
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from porchlamp.cli import app
+from porchlamp.config import Settings
+from porchlamp.snapshot import evaluate_store
+from porchlamp.store import Store
+
+runner = CliRunner()
+
+
+def _snippets(page: Path) -> list[str]:
+    return [html.unescape(s) for s in re.findall(r"<pre><code>(.*?)</code></pre>", page.read_text(encoding="utf-8"), re.S)]
+
+
+def test_badge_snippets_carry_the_sites_address(store300: Path, tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    db.write_bytes(store300.read_bytes())
+    with Store(db) as s:
+        evaluate_store(s, None, Settings())
+    res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "site"), "--site-url", "https://example.org/porchlamp"])
+    assert res.exit_code == 0, res.output
+    page = next((tmp_path / "site" / "projects").rglob("*.html"))
+    markdown, tag = _snippets(page)[-2:]
+    rel = page.relative_to(tmp_path / "site").as_posix()
+    m = re.fullmatch(r"\[!\[Porchlamp: [^\]]+\]\((\S+)\)\]\((\S+)\)", markdown)
+    assert m and m.group(1).startswith("https://example.org/porchlamp/badges/") and m.group(2) == f"https://example.org/porchlamp/{rel}"
+    assert (tmp_path / "site" / m.group(1).removeprefix("https://example.org/porchlamp/")).is_file()  # the badge it names exists
+    assert tag.startswith(f'<a href="https://example.org/porchlamp/{rel}"><img src="https://example.org/porchlamp/badges/')
+    assert "published without its address" not in page.read_text(encoding="utf-8")
+    bad = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "site2"), "--site-url", "example.org"])
+    assert bad.exit_code == 2 and "starting with https://" in bad.output and not (tmp_path / "site2").exists()
+
+
+def test_without_an_address_the_snippets_say_they_are_relative(published: tuple[Path, dict[str, Any]]) -> None:
+    page = next((published[0] / "projects").rglob("*.html"))
+    markdown = _snippets(page)[-2]
+    assert markdown.startswith("[![Porchlamp: ") and "](badges/" in markdown
+    assert "published without its address" in page.read_text(encoding="utf-8")
