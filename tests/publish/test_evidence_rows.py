@@ -13,8 +13,8 @@ from markupsafe import Markup, escape
 from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evidence_rows, query_text
 
 LOOP = """{% for x in outside %}
-<tr class="outcome-{{ x.outcome }}"><td><a href="{{ github }}/pull/{{ x.number }}">#{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td>{{ x.author }}</td><td class="num">{{ x.created_at|day }}</td>
-<td>{% if undecided %}not judged{% else %}{{ outcome_words[x.outcome] }}{% endif %}</td><td>{% if x.response_kind %}{% if x.outcome != 'answered' and not undecided %}late: {% endif %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% else %}none{% endif %}</td><td>{{ x.response_actor or '' }}</td></tr>
+<tr class="outcome-{{ x.outcome }}"><td class="c-pr"><a href="{{ github }}/pull/{{ x.number }}">#{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td class="c-author" data-label="Author">{{ x.author }}</td><td class="num c-opened" data-label="Opened">{{ x.created_at|day }}</td>
+<td class="c-outcome" data-label="Outcome">{% if undecided %}not judged{% else %}{{ outcome_words[x.outcome] }}{% endif %}</td><td class="c-response" data-label="First response">{% if x.response_kind %}{% if x.outcome != 'answered' and not undecided %}late: {% endif %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% else %}none{% endif %}</td><td class="c-by" data-label="By">{{ x.response_actor or '' }}</td></tr>
 {% endfor %}
 """
 

@@ -155,6 +155,47 @@ def test_no_page_scrolls_sideways(browser: Any, server: Any, published: tuple[Pa
     ctx.close()
 
 
+def _one_page_per_kind(site: Path, report: dict[str, Any]) -> list[str]:
+    """Every page type: the fixed pages, and a project page of each status (their tables differ)."""
+    by_status: dict[str, str] = {}
+    for p in sorted(report["projects"], key=lambda p: -(p["outside_prs"] or 0)):  # the busiest of each status: the widest tables
+        by_status.setdefault(p["status"], p["repo"])
+    projects = [str(next((site / "projects").rglob(f"{r.split('/')[1]}.html")).relative_to(site)) for r in by_status.values()]
+    return [*PAGES, "not-ranked/black_hole.html", "data.html", *projects]
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_table_fits_and_every_menu_link_shows(browser: Any, server: Any, published: tuple[Path, dict[str, Any]], width: int) -> None:
+    """No table is wider than the box it sits in (on a phone wide ones become cards), and every link of
+    the menu is on the screen, none off to the side."""
+    site, report = published
+    pages = _one_page_per_kind(site, report)
+    ctx, page, _ = _ctx(browser, width)
+    tables = 0
+    for rel in pages:
+        page.goto(server.url + rel)
+        if rel in ("index.html", "start.html"):
+            _ready(page)
+        widths = page.evaluate("""() => [...document.querySelectorAll('main table')].map(t =>
+            [(t.caption ? t.caption.textContent : t.id).slice(0, 40), t.scrollWidth, (t.closest('.scroll') || t.parentElement).clientWidth])""")
+        tables += len(widths)
+        assert [w for w in widths if w[1] > w[2]] == [], rel
+        links = page.evaluate("""() => [...document.querySelectorAll('header nav a')].map(a => { const r = a.getBoundingClientRect();
+            return [a.textContent, r.width > 0 && r.left >= 0 && r.right <= window.innerWidth]; })""")
+        assert len(links) == 8 and all(shown for _, shown in links), (rel, links)
+    assert tables >= 12  # the pages above hold a dozen or more tables: the check looked at them
+    if width == 390:  # a PR's card shows its outcome, first response and who answered, without a table header
+        busiest = next(p for p in pages if p.startswith("projects/"))  # the first project page: the most outside PRs
+        page.goto(server.url + busiest)
+        card = page.locator("table.evidence tbody tr").first
+        for cell in ("c-outcome", "c-response"):
+            box = card.locator(f"td.{cell}").bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= width
+        label = card.locator("td.c-outcome").evaluate("td => getComputedStyle(td, '::before').content")
+        assert label == '"Outcome: "'  # each value under its column's name
+    ctx.close()
+
+
 def test_phones_get_cards_that_lead_with_what_matters(browser: Any, server: Any) -> None:
     ctx, page, _ = _ctx(browser, 390)
     page.goto(server.url)
@@ -268,7 +309,7 @@ def test_no_pr_row_says_no_response_beside_a_response(published: tuple[Path, dic
     late = contradictions = 0
     for f in (site / "projects").rglob("*.html"):
         for row in re.findall(r'<tr class="outcome-(?:unanswered|closed_silently)">(.*?)</tr>', f.read_text(encoding="utf-8"), re.S):
-            first_response = re.findall(r"<td>(.*?)</td>", row)[-2]
+            first_response = re.search(r'<td class="c-response"[^>]*>(.*?)</td>', row).group(1)
             late += first_response.startswith("late: ")
             contradictions += first_response not in ("none", "–") and not first_response.startswith("late: ")
     assert late > 0 and contradictions == 0

@@ -166,10 +166,11 @@ def evidence_rows(outside: list[dict[str, Any]], github: str, undecided: bool) -
         late = "late: " if kind and x["outcome"] != "answered" and not undecided else ""
         answer = f"{late}{e(kind)} after {e(words.hours(x['hours_to_response']))}" if kind else "none"
         out.append(
-            f'<tr class="outcome-{e(x["outcome"])}"><td><a href="{base}/pull/{e(x["number"])}">#{e(x["number"])}</a></td>'
-            f'<td class="title">{e(do_truncate(_PLAIN, x["title"], 120))}</td><td>{e(x["author"])}</td>'
-            f'<td class="num">{e(created.strftime("%Y-%m-%d") if created else "–")}</td>\n'
-            f'<td>{judged}</td><td>{answer}</td><td>{e(x["response_actor"] or "")}</td></tr>\n')
+            f'<tr class="outcome-{e(x["outcome"])}"><td class="c-pr"><a href="{base}/pull/{e(x["number"])}">#{e(x["number"])}</a></td>'
+            f'<td class="title">{e(do_truncate(_PLAIN, x["title"], 120))}</td><td class="c-author" data-label="Author">{e(x["author"])}</td>'
+            f'<td class="num c-opened" data-label="Opened">{e(created.strftime("%Y-%m-%d") if created else "–")}</td>\n'
+            f'<td class="c-outcome" data-label="Outcome">{judged}</td><td class="c-response" data-label="First response">{answer}</td>'
+            f'<td class="c-by" data-label="By">{e(x["response_actor"] or "")}</td></tr>\n')
     return Markup("".join(out))
 
 
