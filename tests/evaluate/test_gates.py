@@ -210,3 +210,19 @@ def test_one_redirected_pr_is_enough_and_the_description_decides_too() -> None:
     assert r.evidence()["off_github"]["quotes"] == [{"source": "description", "text": "Read-only mirror of https://gitlab.com/acme/widget"}]
     plain = data(r=repo(description="A widget library"), pulls=(pr(1),))
     assert evaluated(plain).result().status == "unrated"
+
+
+@pytest.mark.parametrize("read, people, pushed", [(0, 0, None), (0, 0, T0), (12, 0, None), (1, 0, T0)])
+def test_a_stale_reason_says_what_was_measured(read: int, people: int, pushed: Any) -> None:
+    """Stale names the default branch and the days measured; with no commit at all, the last push
+    GitHub records (commits before the window are not collected), never a blank."""
+    from porchlamp.evaluate.facts import Commits
+    sample = Commits(read, people, None, None, None, None, 0)
+    gr = g.gate_activity(sample, 183, pushed)
+    assert not gr.passed and gr.status == "stale"
+    assert "default branch" in gr.reason and "183 days measured" in gr.reason
+    if read:
+        assert gr.kind == "bot_commits_only" and f"({read} bot commit" in gr.reason
+    else:
+        assert gr.kind == "no_commits"
+        assert (f"was on {T0:%Y-%m-%d}" in gr.reason) == (pushed is not None)

@@ -453,3 +453,31 @@ def test_what_changed_lists_the_planted_changes(browser: Any, server: Any, plant
     follow(page, page.get_by_role("link", name=hole, exact=True))
     assert "became a black hole (was ranked)" in page.inner_text("p.change")
     ctx.close()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_home_page_explains_score_tier_and_capped_above_the_table(browser: Any, server: Any, width: int) -> None:
+    """Before the first row, not after fifty: one tap (or click) opens what the columns mean."""
+    ctx, page, _ = _ctx(browser, width)
+    page.goto(server.url)
+    _ready(page)
+    key = page.locator("details.key")
+    assert key.bounding_box()["y"] < page.locator("#rankings tbody tr").first.bounding_box()["y"]
+    key.locator("summary").click()
+    assert key.evaluate("d => d.open")
+    text = key.inner_text()
+    assert all(w in text for w in ("Score", "0 to 100", "A: a score of 80 or more", "B (capped)", "within 14 days"))
+    ctx.close()
+
+
+def test_no_verdict_says_its_counts_twice(published: tuple[Path, dict[str, Any]]) -> None:
+    """The verdict's reason often carries the counts ("18 of 88 answered within 14 days; ..."): the
+    line under it then gives only the response times, not the same counts again."""
+    site, _ = published
+    pages = twice = 0
+    for f in (site / "projects").rglob("*.html"):
+        verdict = re.search(r'<section aria-labelledby="verdict">(.*?)</section>', f.read_text(encoding="utf-8"), re.S)
+        counts = re.findall(r"\d+ of \d+ answered within 14 days[^<.]*", verdict.group(1)) if verdict else []
+        pages += bool(counts)
+        twice += len(counts) != len(set(counts))
+    assert pages > 100 and twice == 0

@@ -78,7 +78,7 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
         lambda: g.gate_software(r, rules),
         lambda: g.gate_real_project(r),
         lambda: g.gate_license(r),
-        lambda: g.gate_activity(data.commits),
+        lambda: g.gate_activity(data.commits, settings.window.days, r.pushed_at),
     ]
 
     fork_note = None

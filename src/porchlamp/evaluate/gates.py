@@ -165,18 +165,25 @@ def commit_sample(commits: tuple[Commit, ...], bots: Bots, start: datetime, end:
     return sample
 
 
-def gate_activity(sample: Commits) -> GateResult:
+def gate_activity(sample: Commits, window_days: int, pushed_at: datetime | None = None) -> GateResult:
     """Stale when no person committed to the default branch in the window; `sample`: what the commit
-    sample holds (`sql/09_commits.sql`)."""
-    ev: dict[str, Any] = {"commits_read": sample.read, "human_commits_read": sample.by_people}
+    sample holds (`sql/09_commits.sql`). A stale reason says what was measured: the default branch
+    over the window's days, and GitHub's last push to any branch (commits before the window are not
+    collected, so that is the latest date known)."""
+    ev: dict[str, Any] = {"commits_read": sample.read, "human_commits_read": sample.by_people, "window_days": window_days}
+    if pushed_at is not None:
+        ev["pushed_at"] = pushed_at.isoformat()
     if sample.by_people:
         ev["last_human_commit"] = {"at": sample.last_at.isoformat() if sample.last_at else None, "author": sample.last_author}
         return GateResult("activity", True, None, None,
                           f"people committed to the default branch in the window ({sample.by_people} of the {sample.read} latest commits)", ev)
     if sample.read:
         return GateResult("activity", False, "stale", "bot_commits_only",
-                          f"stale: only bots committed in the window ({sample.read} bot commits, no person)", ev)
-    return GateResult("activity", False, "stale", "no_commits", "stale: no commits on the default branch in the window", ev)
+                          f"stale: in the {window_days} days measured, only bots committed to the default branch "
+                          f"({sample.read} bot commit{'' if sample.read == 1 else 's'}, no person)", ev)
+    pushed = f"; the last push GitHub records, to any branch, was on {pushed_at:%Y-%m-%d}" if pushed_at is not None else ""
+    return GateResult("activity", False, "stale", "no_commits",
+                      f"stale: nobody committed to the default branch in the {window_days} days measured{pushed}", ev)
 
 
 # -- off-GitHub review ---------------------------------------------------------------------
