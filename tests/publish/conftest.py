@@ -20,7 +20,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 def add_earlier_snapshot(s: Store, days: int = 7) -> dict[str, str]:
     """A hand-built earlier snapshot beside the evaluated one: the same results `days` earlier,
     with planted changes (two ranks swapped, a black hole that was ranked, a ranked project that was
-    a black hole, an unrated one that was ranked). Returns repo -> the change planted."""
+    a black hole, an unrated one that was ranked, an undecided one that was ranked). Returns repo -> the change planted."""
     when = s.latest_snapshot()
     earlier = f"CAST(as_of - INTERVAL {days} DAY AS DATE)"
     # `results` is a view: the earlier day lists the same repository verdicts, as a day that carries them does.
@@ -31,13 +31,15 @@ def add_earlier_snapshot(s: Store, days: int = 7) -> dict[str, str]:
                                            "ORDER BY rank", [when]).fetchall()]
     hole = s.conn.execute("SELECT repo FROM results WHERE as_of = ? AND status = 'black_hole' ORDER BY repo", [when]).fetchone()[0]
     unrated = s.conn.execute("SELECT repo FROM results WHERE as_of = ? AND status = 'unrated' ORDER BY repo", [when]).fetchone()[0]
+    off = s.conn.execute("SELECT repo FROM results WHERE as_of = ? AND status = 'undecided' ORDER BY repo", [when]).fetchone()[0]
     first, second, was_hole = ranked[0], ranked[1], ranked[2]
     ranks = {first: 2, second: 1, hole: len(ranked) + 1, unrated: len(ranked) + 2}
     for repo, rank in ranks.items():
         s.conn.execute("UPDATE profile_results SET rank = ? WHERE as_of = ? AND repo = ? AND profile = 'default'", [rank, prev, repo])
-    for repo, status in ((hole, "ranked"), (unrated, "ranked"), (was_hole, "black_hole")):
+    for repo, status in ((hole, "ranked"), (unrated, "ranked"), (was_hole, "black_hole"), (off, "ranked")):
         s.conn.execute("UPDATE repo_verdicts SET status = ? WHERE id = ?", [status, own_verdict(s, prev, repo)])
-    return {first: "moved", second: "moved", hole: "new_black_hole", was_hole: "recovered", unrated: "no_longer_ranked"}
+    return {first: "moved", second: "moved", hole: "new_black_hole", was_hole: "recovered", unrated: "no_longer_ranked",
+            off: "became_undecided"}
 
 
 @pytest.fixture(scope="session")

@@ -10,20 +10,23 @@ STATUSES = ["ranked", "black_hole", "unrated", "undecided", "stale"]
 
 def test_each_kind_of_change() -> None:
     before = {"a/up": ("ranked", 9), "a/down": ("ranked", 2), "a/same": ("ranked", 5), "a/hole": ("ranked", 1),
-              "a/back": ("black_hole", None), "a/gone": ("ranked", 7), "a/still-hole": ("black_hole", None)}
+              "a/back": ("black_hole", None), "a/gone": ("ranked", 7), "a/still-hole": ("black_hole", None), "a/moved-off": ("ranked", 6)}
     after = {"a/up": ("ranked", 3), "a/down": ("ranked", 8), "a/same": ("ranked", 5), "a/hole": ("black_hole", None),
-             "a/back": ("ranked", 4), "a/gone": ("unrated", None), "a/still-hole": ("black_hole", None), "a/new": ("ranked", 1)}
+             "a/back": ("ranked", 4), "a/gone": ("unrated", None), "a/still-hole": ("black_hole", None), "a/new": ("ranked", 1),
+             "a/moved-off": ("undecided", None), "a/born-off": ("undecided", None)}
     got = {c.repo: (c.kind, c.words) for c in compare(before, after)}
     assert got == {
         "a/hole": ("new_black_hole", "became a black hole (was ranked)"),
         "a/back": ("recovered", "recovered: no longer a black hole, now ranked at rank 4"),
+        "a/moved-off": ("became_undecided", "now reviews off GitHub, so it is undecided (was ranked)"),
         "a/new": ("newly_ranked", "newly ranked at 1 (new to Porchlamp)"),
         "a/gone": ("no_longer_ranked", "no longer ranked: now unrated (was rank 7)"),
         "a/up": ("moved", "rank 9 → 3 (up 6)"),
         "a/down": ("moved", "rank 2 → 8 (down 6)"),
     }
     # Kinds in a fixed order, the biggest move first within "moved".
-    assert [c.kind for c in compare(before, after)] == ["new_black_hole", "recovered", "newly_ranked", "no_longer_ranked", "moved", "moved"]
+    assert [c.kind for c in compare(before, after)] == ["new_black_hole", "recovered", "became_undecided", "newly_ranked", "no_longer_ranked",
+                                                   "moved", "moved"]
 
 
 @given(st.dictionaries(st.text("abc/", min_size=1, max_size=4), st.tuples(st.sampled_from(STATUSES), st.integers(1, 50)), max_size=20),

@@ -1,5 +1,5 @@
 """What changed since the store's previous snapshot: rank moves, new black holes, recoveries,
-projects newly ranked and no longer ranked, read from the two stored snapshots' results.
+projects that now review off GitHub, projects newly ranked and no longer ranked, read from the two stored snapshots' results.
 
 Only stored results are compared; nothing is judged again, so a change always has both verdicts behind it.
 """
@@ -20,7 +20,7 @@ MIN_MOVE = 1
 @dataclass(frozen=True)
 class Change:
     repo: str
-    kind: str  # "moved", "new_black_hole", "recovered", "newly_ranked", "no_longer_ranked"
+    kind: str  # "moved", "new_black_hole", "recovered", "became_undecided", "newly_ranked", "no_longer_ranked"
     before_status: str | None
     after_status: str
     before_rank: int | None
@@ -38,6 +38,8 @@ class Change:
             return f"became a black hole (was {before})"
         if self.kind == "recovered":
             return f"recovered: no longer a black hole, now {after}" + (f" at rank {self.after_rank}" if self.after_rank else "")
+        if self.kind == "became_undecided":
+            return f"now reviews off GitHub, so it is undecided (was {before})"
         if self.kind == "newly_ranked":
             return f"newly ranked at {self.after_rank}" + (f" (was {before})" if self.before_status else " (new to Porchlamp)")
         return f"no longer ranked: now {after} (was rank {self.before_rank})"
@@ -65,10 +67,11 @@ class Changes:
                              "before_rank": c.before_rank, "after_rank": c.after_rank, "words": c.words} for c in self.items]}
 
 
-KINDS = ("new_black_hole", "recovered", "newly_ranked", "no_longer_ranked", "moved")
+KINDS = ("new_black_hole", "recovered", "became_undecided", "newly_ranked", "no_longer_ranked", "moved")
 KIND_TITLES = {
     "new_black_hole": "New black holes",
     "recovered": "Recovered from black hole",
+    "became_undecided": "Now reviewing off GitHub (undecided)",
     "newly_ranked": "Newly ranked",
     "no_longer_ranked": "No longer ranked",
     "moved": "Rank moves (default goal)",
@@ -91,6 +94,8 @@ def compare(before: dict[str, tuple[str, int | None]], after: dict[str, tuple[st
             kind = "new_black_hole"
         elif b_status == "black_hole" and status != "black_hole":
             kind = "recovered"
+        elif status == "undecided" and b_status not in (None, "undecided"):
+            kind = "became_undecided"
         elif status == "ranked" and b_status != "ranked":
             kind = "newly_ranked"
         elif b_status == "ranked" and status != "ranked":

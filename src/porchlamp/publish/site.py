@@ -38,6 +38,7 @@ from porchlamp.publish import api, generations, place, reuse
 from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
+from porchlamp.publish.feed import atom_feed
 from porchlamp.publish.data import PROJECT_TREES, Project, SiteData, project_files, safe_url, slug, start_issues
 from porchlamp.publish.listing import LISTING_ROWS, Listing, View
 
@@ -344,8 +345,9 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     for eco in start_ecos:
         w.page(f"start/{slug(eco)}.html", "start.html", issues=start_issues(site, eco), eco=eco, start_ecosystems=start_ecos,
                start_languages=start_langs)
+    feed_ecos = write_feeds(site, out, site_url)
     w.page("changes.html", "changes.html", changes=site.changes, change_kinds=KINDS, change_titles=KIND_TITLES,
-           change_limit=CHANGE_LIMIT)
+           change_limit=CHANGE_LIMIT, feed_ecosystems=feed_ecos)
     w.page("report.html", "report.html", sums=report_sums(site.report))
     w.page("method.html", "method.html", transforms=(components_mod.__doc__ or "").strip())
     w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION, rank_part_rows=api.RANK_PART_ROWS)
@@ -355,6 +357,30 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
         if f.is_file():
             (out / "static" / f.name).write_bytes(f.read_bytes())
     return w.pages
+
+
+def write_feeds(site: SiteData, out: Path, site_url: str) -> list[str]:
+    """feeds/changes.atom and one feed per ecosystem (feeds/changes/<ecosystem>.atom), written even
+    with nothing to compare yet, so a reader can subscribe on day one. Returns the ecosystems."""
+    changes = site.changes or Changes(site.as_of, None)
+    listing = site.listing
+    eco_of = dict(zip(listing.column("repo").to_pylist(), listing.column("ecosystem").to_pylist()))
+    ecos = sorted({e for e in eco_of.values() if e})
+    folder = out / "feeds" / "changes"
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def write(rel: str, eco: str | None) -> None:
+        depth = "../" * rel.count("/")  # relative addresses resolve against the feed's own (RFC 4287 §4.2.7.1)
+        base = site_url or depth
+        of = None if eco is None else [c for c in changes.items if eco_of.get(c.repo) == eco]
+        xml = atom_feed(changes, lambda repo: base + repo_href(repo), (site_url + rel) if site_url else rel.rsplit("/", 1)[-1],
+                        base + "changes.html", eco, of)
+        (out / rel).write_bytes(xml)
+
+    write("feeds/changes.atom", None)
+    for eco in ecos:
+        write(f"feeds/changes/{slug(eco)}.atom", eco)
+    return ecos
 
 
 def _project_common(site: SiteData) -> dict[str, Any]:
