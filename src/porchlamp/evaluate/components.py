@@ -123,7 +123,7 @@ def dependents(data: RepoFacts) -> ComponentResult:
     d = data.dependents
     if d is None or (d.dependent_packages is None and d.dependent_repos is None):
         return ComponentResult("dependents", None, {"ecosystem": d.ecosystem if d else None},
-                               "missing: the dependents service has no data for this project")
+                               "missing: no count of the projects that depend on it was available")
     pk, rp = d.dependent_packages or 0, d.dependent_repos or 0
     inputs = {"ecosystem": d.ecosystem, "package": d.package, "dependent_packages": pk, "dependent_repos": rp}
     return _result("dependents", [("packages", logcap(pk, 1000), 0.6), ("repositories", logcap(rp, 50_000), 0.4)],

@@ -337,8 +337,8 @@ def gate_black_hole(outside: Sequence[Outside], settings: Settings) -> GateResul
     sure = f"{bh.confidence:.0%}"
     if lo > bh.bound:
         return GateResult("black_hole", False, "black_hole", "clear",
-                          f"black hole: {counts}. No response on {share:.0%} of outside PRs, and at {sure} confidence "
-                          f"at least {lo:.0%}: most go unanswered", ev)
+                          f"black hole: {counts}. No response on {share:.0%} of outside PRs; allowing for chance in so few, "
+                          f"at least {lo:.0%} ({sure} sure): most go unanswered", ev)
     ev["borderline"] = share > bh.bound
     if share > bh.bound:
         return GateResult("black_hole", True, None, None,

@@ -25,7 +25,7 @@ QUOTE_CHARS = 300
 EXCLUSION_REASONS: dict[str, str] = {
     "before_window": "opened before the window",
     "deleted_author": "author's account was deleted",
-    "mannequin": "author is a mannequin (imported placeholder)",
+    "mannequin": "author is a placeholder account for a PR imported from elsewhere",
     "bot": "author is a bot",
     "maintainer": "author is a maintainer",
     "brand_new_account": "author's account was brand-new",

@@ -128,7 +128,7 @@ def environment() -> Environment:
         "status_labels": words.STATUS_LABELS, "short_status": words.SHORT_STATUS, "kind_label": words.kind_label,
         "checks": words.CHECKS, "funnel_rows": FUNNEL_ROWS, "tier_words": words.TIER_WORDS,
         "component_labels": words.COMPONENT_LABELS, "component_words": words.COMPONENT_WORDS, "input_lines": words.input_lines,
-        "explain_words": words.explain_words, "delta_words": words.delta_words,
+        "explain_words": words.explain_words, "delta_words": words.delta_words, "goal_words": words.goal_words,
         "evidence_rows": evidence_rows, "ranking_rows": ranking_rows, "not_ranked_rows": not_ranked_rows, "az_rows": az_rows,
     })
     return env

@@ -153,7 +153,7 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
         if "dependent_packages" in i:
             out.append(f"{i['dependent_packages']:,} packages and {i.get('dependent_repos') or 0:,} repositories depend on it")
         elif "ecosystem" in i:
-            out.append("the dependents service has no data for it")
+            out.append("no count of the projects that depend on it was available")
     elif component == "review_ci":
         if "merged_prs" in i:
             out.append(f"{i['merged_prs']} merged PRs")
@@ -187,6 +187,23 @@ def delta_words(delta: int | None) -> str:
     return f"{abs(delta)} place{'s' if abs(delta) != 1 else ''} {'higher' if delta > 0 else 'lower'} than in the default ranking"
 
 
+def goal_words(weights: Mapping[str, float], default: Mapping[str, float]) -> str:
+    """What a goal asks for, read off its weights: the components it weighs more than the default."""
+    more = sorted((c for c in weights if weights[c] > default.get(c, 0)), key=lambda c: default.get(c, 0) - weights[c])
+    if not more:
+        return "the same balance as the default"
+    names = [f"“{COMPONENT_LABELS.get(c, c)}”" for c in more]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return f"counts {listed} for more"
+
+
+def _points(points: float) -> str:
+    """A component's pull on a project's score in a goal, against its pull on the average project's."""
+    if abs(points) < 0.05:
+        return "moves it as much as the average project"
+    return f"{'lifts' if points > 0 else 'lowers'} its score {abs(points):.1f} points more than the average project's"
+
+
 def explain_words(explain: list[dict[str, Any]], weights: Mapping[str, float], default: Mapping[str, float]) -> list[str]:
     """Why a project moves between the default ranking and a goal's: the components whose weight
     changed most for it, each with the weights and the points against the average project's move."""
@@ -195,5 +212,5 @@ def explain_words(explain: list[dict[str, Any]], weights: Mapping[str, float], d
         c = e["component"]
         w, w0 = weights.get(c, 0), default.get(c, 0)
         weight = f"weighs {w:g} here instead of {w0:g}" if w != w0 else f"weighs {w:g} in both"
-        out.append(f"{COMPONENT_LABELS.get(c, c)} {weight}: {e['points']:+.1f} points against the average project's move")
+        out.append(f"{COMPONENT_LABELS.get(c, c)} {weight}: {_points(e['points'])}")
     return out
