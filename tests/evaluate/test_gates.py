@@ -1,3 +1,4 @@
+import re
 from dataclasses import replace
 from datetime import timedelta
 
@@ -11,6 +12,7 @@ from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.engine import window
+from porchlamp.evaluate.facts import Commits
 from porchlamp.evaluate.facts import Outside
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import Commit, CommunityFiles
@@ -216,7 +218,6 @@ def test_one_redirected_pr_is_enough_and_the_description_decides_too() -> None:
 def test_a_stale_reason_says_what_was_measured(read: int, people: int, pushed: Any) -> None:
     """Stale names the default branch and the days measured; with no commit at all, the last push
     GitHub records (commits before the window are not collected), never a blank."""
-    from porchlamp.evaluate.facts import Commits
     sample = Commits(read, people, None, None, None, None, 0)
     gr = g.gate_activity(sample, 183, pushed)
     assert not gr.passed and gr.status == "stale"
@@ -226,3 +227,21 @@ def test_a_stale_reason_says_what_was_measured(read: int, people: int, pushed: A
     else:
         assert gr.kind == "no_commits"
         assert (f"was on {T0:%Y-%m-%d}" in gr.reason) == (pushed is not None)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 9])
+def test_every_count_in_a_reason_agrees_with_its_noun(n: int) -> None:
+    """Reasons built from parts read as sentences at 0, 1 and many: never "1 outside PRs"."""
+    _, v = _verdicts(n, n // 2)
+    reasons = [g.gate_black_hole(v, S).reason, g.gate_activity(Commits(n, 0, None, None, None, None, 0), 183).reason]
+    d = data(pulls=tuple(pr(i) for i in range(1, n + 1)))
+    reasons.append(evaluated(d).result().reason)
+    assert reasons[-1].startswith("unrated:") == (n < 3)
+    if n:  # each PR pointed to Gerrit: an undecided reason counts them
+        told = tuple(item("comment", T0 + D, "maint", "MEMBER", body="We don't take PRs via GitHub, please use https://review.acme.org.",
+                          number=i) for i in range(1, n + 1))
+        reasons.append(evaluated(data(pulls=d.pulls, items=told)).result().reason)
+        assert f"{n} of {n} outside PR{'' if n == 1 else 's'} {'was' if n == 1 else 'were'} pointed there" in reasons[-1]
+    for text in reasons:
+        assert not re.search(r"\b1 (judgeable )?(outside )?PRs\b|\b1 bot commits\b|\b1 of \d+ [^;]*? were\b", text), text
+    assert reasons[0].startswith(f"not judged: {n} outside PR{'' if n == 1 else 's'},")

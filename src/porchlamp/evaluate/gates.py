@@ -249,7 +249,8 @@ def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], sampl
         kind = _top(votes)
         ev["quotes"] = [{"source": f"{_numbers(q['prs'])}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
         where = _place(" ".join(q["text"] for q in quotes[kind]), kind)
-        why = f"{len(redirected)} of {len(outside)} outside PRs were pointed there"
+        why = (f"{len(redirected)} of {plural(len(outside), 'outside PR')} "
+               f"{'was' if len(redirected) == 1 else 'were'} pointed there")
     elif docs:
         kind = _top({k: 1 for k, _, _ in docs if k != "other"} or {docs[0][0]: 1})
         ev["quotes"] = [{"source": name, "text": quote(s)} for _, name, s in docs[:3]]
@@ -303,6 +304,11 @@ def _place(text: str, kind: str) -> str:
 # -- 5. black hole -------------------------------------------------------------------------
 
 
+def plural(n: int, noun: str) -> str:
+    """"1 outside PR", "0 outside PRs", "12 outside PRs": a count and its noun, agreeing."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> str:
     """The one way every page, reason and file says what happened to outside PRs: every PR in
     exactly one of three counts ("61 of 68 answered within 14 days; 3 closed without an answer; 4
@@ -332,7 +338,7 @@ def gate_black_hole(outside: Sequence[Outside], settings: Settings) -> GateResul
     }
     if n < bh.min_outside_prs:
         return GateResult("black_hole", True, None, None,
-                          f"not judged: {n} outside PRs, fewer than the {bh.min_outside_prs} a verdict needs", ev)
+                          f"not judged: {plural(n, 'outside PR')}, fewer than the {bh.min_outside_prs} a verdict needs", ev)
     counts = outcome_counts(answered, silent, unanswered, settings.window.response_days)
     sure = f"{bh.confidence:.0%}"
     if lo > bh.bound:
