@@ -1,5 +1,6 @@
 """What changed since the store's previous snapshot: rank moves, new black holes, recoveries,
-projects that now review off GitHub, projects newly ranked and no longer ranked, read from the two stored snapshots' results.
+projects that now review off GitHub, projects newly ranked and no longer ranked, read from the
+two stored snapshots' results.
 
 Only stored results are compared; nothing is judged again, so a change always has both verdicts behind it.
 """
