@@ -145,3 +145,9 @@ def test_the_checker_refuses_what_the_rfc_forbids() -> None:
         except AssertionError:
             continue
         raise AssertionError(f"accepted: {xml[:300]!r}")
+
+
+def test_text_xml_cannot_hold_is_left_out_not_written_broken() -> None:
+    changes = Changes(date(2026, 10, 15), date(2026, 10, 14), compare({"o/a\x01\x1f": ("ranked", 1)}, {"o/a\x01\x1f": ("black_hole", None)}))
+    feed = check_atom(atom_feed(changes, lambda r: "x", "changes.atom", "../changes.html", "Eco\x0b"))
+    assert feed.find(A + "entry").find(A + "title").text.startswith("o/a became a black hole")

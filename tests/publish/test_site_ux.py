@@ -165,7 +165,8 @@ def _one_page_per_kind(site: Path, report: dict[str, Any]) -> list[str]:
     for p in sorted(report["projects"], key=lambda p: -(p["outside_prs"] or 0)):  # the busiest of each status: the widest tables
         by_status.setdefault(p["status"], p["repo"])
     projects = [str(next((site / "projects").rglob(f"{r.split('/')[1]}.html")).relative_to(site)) for r in by_status.values()]
-    return [*PAGES, "not-ranked/black_hole.html", "data.html", *projects]
+    history = next(iter(sorted((site / "history").rglob("*.html"))))
+    return [*PAGES, "not-ranked/black_hole.html", "data.html", *projects, str(history.relative_to(site))]
 
 
 @pytest.mark.parametrize("width", [390, 1280])

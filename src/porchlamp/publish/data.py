@@ -97,6 +97,11 @@ class SiteData:
     files: Path | None = None  # the detail files: results, profiles, components, prs and excluded .parquet
 
     @property
+    def history_file(self) -> Path | None:
+        """Each project's figures in the stored snapshots of the last HISTORY_DAYS, by repo then date."""
+        return None if self.files is None else self.files / "history.parquet"
+
+    @property
     def prs_file(self) -> Path | None:
         """The snapshot's PRs: repo plus PR_COLUMNS, by repo then newest first."""
         return None if self.files is None else self.files / "prs.parquet"
@@ -256,6 +261,9 @@ def _digests_sql(store: Store) -> str:
             f"LEFT JOIN {per_repo('pr_results', ', '.join(PR_COLUMNS))} x USING (repo) WHERE r.as_of = $1)")
 
 
+HISTORY_DAYS = 90  # how far back a project's history chart reaches
+
+
 def _export_details(store: Store, when: date, beside: Path | None) -> Path:
     """The snapshot's detail files in a temporary directory in `beside`, removed when the process exits."""
     folder = Path(tempfile.mkdtemp(prefix=".porchlamp-site-" if beside else "porchlamp-site-", dir=beside))
@@ -269,6 +277,11 @@ def _export_details(store: Store, when: date, beside: Path | None) -> Path:
             ("excluded", "SELECT repo, excluded, count(*) AS n, max(CAST(number AS BIGINT)) AS newest FROM pr_results "
                          "WHERE as_of = ? AND excluded <> '' GROUP BY repo, excluded ORDER BY repo")):
         store.export_query(sql, [when], folder / f"{name}.parquet", row_group_rows=DETAIL_ROWS)
+    # Each project's answered share and median over the stored snapshots of the last HISTORY_DAYS.
+    store.export_query(f"SELECT repo, as_of, answered, outside_prs, median_hours FROM results WHERE outside_prs > 0 "
+                       f"AND as_of <= CAST(? AS DATE) AND as_of > CAST(? AS DATE) - INTERVAL {HISTORY_DAYS} DAY "
+                       "AND status NOT IN ('undecided') ORDER BY repo, as_of", [when, when], folder / "history.parquet",
+                       row_group_rows=DETAIL_ROWS)
     return folder
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from datetime import date
 
 from porchlamp.publish.changes import KIND_TITLES, Change, Changes
+from porchlamp.publish.words import xml_text
 
 ATOM = "http://www.w3.org/2005/Atom"
 FEED_KINDS = ("new_black_hole", "recovered", "became_undecided")
@@ -37,7 +38,7 @@ def atom_feed(changes: Changes, href: Callable[[str], str], self_href: str, site
     q = lambda tag: f"{{{ATOM}}}{tag}"  # noqa: E731
     feed = ET.Element(q("feed"))
     scope = f", {ecosystem} projects" if ecosystem else ""
-    ET.SubElement(feed, q("title")).text = f"Porchlamp: what changed{scope}"
+    ET.SubElement(feed, q("title")).text = xml_text(f"Porchlamp: what changed{scope}")
     ET.SubElement(feed, q("subtitle")).text = ("Projects that became black holes, recovered, or now review off GitHub, "
                                                "snapshot by snapshot.")
     ET.SubElement(feed, q("id")).text = _id("feed", ecosystem or "")
@@ -48,12 +49,12 @@ def atom_feed(changes: Changes, href: Callable[[str], str], self_href: str, site
     items = [c for c in (changes.items if of is None else of) if c.kind in FEED_KINDS]
     for c in items:
         entry = ET.SubElement(feed, q("entry"))
-        ET.SubElement(entry, q("title")).text = f"{c.repo} {c.words}"
+        ET.SubElement(entry, q("title")).text = xml_text(f"{c.repo} {c.words}")
         ET.SubElement(entry, q("id")).text = _id(changes.as_of.isoformat(), c.repo, c.kind)
         ET.SubElement(entry, q("updated")).text = _stamp(changes.as_of)
         ET.SubElement(entry, q("link"), rel="alternate", type="text/html", href=href(c.repo))
         ET.SubElement(entry, q("category"), term=c.kind, label=KIND_TITLES[c.kind])
-        ET.SubElement(entry, q("summary")).text = (
+        ET.SubElement(entry, q("summary")).text = xml_text(
             f"In the snapshot of {changes.as_of}, {c.repo} {c.words}"
             + (f", against the snapshot of {changes.previous}." if changes.previous else "."))
     return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, encoding="utf-8", xml_declaration=False)

@@ -39,7 +39,8 @@ from porchlamp.publish.charts import report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
 from porchlamp.publish.feed import atom_feed
-from porchlamp.publish.data import PROJECT_TREES, Project, SiteData, project_files, safe_url, slug, start_issues
+from porchlamp.publish.history import histories, history_href, history_svg
+from porchlamp.publish.data import HISTORY_DAYS, PROJECT_TREES, Project, SiteData, project_files, safe_url, slug, start_issues
 from porchlamp.publish.listing import LISTING_ROWS, Listing, View
 
 if TYPE_CHECKING:
@@ -128,7 +129,7 @@ def environment() -> Environment:
         "status_labels": words.STATUS_LABELS, "short_status": words.SHORT_STATUS, "kind_label": words.kind_label,
         "checks": words.CHECKS, "funnel_rows": FUNNEL_ROWS, "tier_words": words.TIER_WORDS,
         "component_labels": words.COMPONENT_LABELS, "component_words": words.COMPONENT_WORDS, "input_lines": words.input_lines,
-        "explain_words": words.explain_words, "delta_words": words.delta_words, "goal_words": words.goal_words,
+        "explain_words": words.explain_words, "delta_words": words.delta_words, "goal_words": words.goal_words, "history_href": history_href,
         "evidence_rows": evidence_rows, "ranking_rows": ranking_rows, "not_ranked_rows": not_ranked_rows, "az_rows": az_rows,
     })
     return env
@@ -345,6 +346,7 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     for eco in start_ecos:
         w.page(f"start/{slug(eco)}.html", "start.html", issues=start_issues(site, eco), eco=eco, start_ecosystems=start_ecos,
                start_languages=start_langs)
+    write_histories(site, w)
     feed_ecos = write_feeds(site, out, site_url)
     w.page("changes.html", "changes.html", changes=site.changes, change_kinds=KINDS, change_titles=KIND_TITLES,
            change_limit=CHANGE_LIMIT, feed_ecosystems=feed_ecos)
@@ -357,6 +359,22 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
         if f.is_file():
             (out / "static" / f.name).write_bytes(f.read_bytes())
     return w.pages
+
+
+def write_histories(site: SiteData, w: _Writer) -> int:
+    """Each project's history chart and page (`publish.history`); returns how many projects have one.
+    Not counted among the pages: they are a project's files, rewritten with each new point."""
+    n = 0
+    for repo, rows in histories(site.history_file):
+        if rows[-1]["as_of"] != site.as_of:  # not judged in this snapshot: its page shows no history
+            continue
+        href = history_href(repo)
+        svg = history_svg(repo, rows, site.as_of)
+        api.write_text(w.root / f"{href}.svg", svg)
+        api.write_text(w.root / f"{href}.html", w.render(f"{href}.html", "history.html", repo=repo, rows=rows, days=HISTORY_DAYS,
+                                                         href=href, page_href=repo_href(repo)))
+        n += 1
+    return n
 
 
 def write_feeds(site: SiteData, out: Path, site_url: str) -> list[str]:

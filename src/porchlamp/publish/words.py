@@ -6,6 +6,7 @@ One place, so the rankings, project pages, report, method and search all say the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -185,6 +186,15 @@ def delta_words(delta: int | None) -> str:
     if not delta:
         return "same place as in the default ranking"
     return f"{abs(delta)} place{'s' if abs(delta) != 1 else ''} {'higher' if delta > 0 else 'lower'} than in the default ranking"
+
+
+# Characters XML 1.0 forbids (RFC 4287 feeds and SVG are XML): GitHub's text is untrusted.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """`text` without the characters an XML document may not hold (they would make it unreadable)."""
+    return _NOT_XML.sub("", text)
 
 
 def goal_words(weights: Mapping[str, float], default: Mapping[str, float]) -> str:
