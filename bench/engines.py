@@ -36,11 +36,12 @@ TABLES = ("results", "pr_results", "component_results", "profile_results")
 # Configuration that turns off what the method gained after the switch: no account posts one text
 # on this many PRs of a repository.
 AT_SWITCH = "[templates]\nown_min_prs = 1000000\n"
-# What is compared of each table: every column both engines have, but the evidence's wording
-# (its JSON), which has been reworded since ("and 1 more PR"), and what a profile says against the
-# whole ranking (its explanation against the average ranked project, its move against the default
-# rank), which the repositories set aside are part of; its rank is compared as an order.
-NOT_COMPARED = {"evidence", "explain", "delta"}
+# What is compared of each table: every column both engines have, but the wording of the evidence
+# (its JSON) and of the reasons, reworded since ("and 1 more PR", "1 outside PR", a stale reason's
+# days measured; the status and kind beside each reason are compared), and what a profile says
+# against the whole ranking (its explanation against the average ranked project, its move against
+# the default rank), which the repositories set aside are part of; its rank is compared as an order.
+NOT_COMPARED = {"evidence", "reason", "explain", "delta"}
 # The evaluation path of each engine: what a newcomer reads to learn how a snapshot is judged.
 OLD_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
             "src/porchlamp/store/inputs.py", "src/porchlamp/gcpause.py")
