@@ -70,3 +70,9 @@ def test_the_chart_shows_on_a_phone_and_its_page_reads_without_it(browser: Any, 
     assert page.locator("table caption").inner_text().startswith("The figures behind the chart")
     assert page.locator("table tbody tr").count() == 2
     ctx.close()
+
+
+def test_the_chart_follows_the_configured_response_window() -> None:
+    row = [{"as_of": AS_OF, "outside_prs": 4, "answered": 3, "median_hours": 2.0}]
+    assert "Answered within 7 days" in history_svg("o/n", row, AS_OF, 7) and "7.0 days" in history_svg("o/n", row, AS_OF, 7)
+    assert "Answered within 14 days" in history_svg("o/n", row, AS_OF)

@@ -280,7 +280,7 @@ def _export_details(store: Store, when: date, beside: Path | None) -> Path:
     # Each project's answered share and median over the stored snapshots of the last HISTORY_DAYS.
     store.export_query(f"SELECT repo, as_of, answered, outside_prs, median_hours FROM results WHERE outside_prs > 0 "
                        f"AND as_of <= CAST(? AS DATE) AND as_of > CAST(? AS DATE) - INTERVAL {HISTORY_DAYS} DAY "
-                       "AND status NOT IN ('undecided') ORDER BY repo, as_of", [when, when], folder / "history.parquet",
+                       "AND status <> 'undecided' ORDER BY repo, as_of", [when, when], folder / "history.parquet",
                        row_group_rows=DETAIL_ROWS)
     return folder
 

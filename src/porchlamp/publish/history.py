@@ -56,16 +56,17 @@ def _panel(top: float, label: str, ticks: list[tuple[float, str]], points: list[
     return out
 
 
-def history_svg(repo: str, rows: list[dict[str, Any]], as_of: date) -> str:
+def history_svg(repo: str, rows: list[dict[str, Any]], as_of: date, response_days: int = 14) -> str:
     """The chart: the answered share (0 to 100%) and the median first response (on a log scale of
-    hours, 1 h to the response window) at each snapshot, dated on a 90-day axis ending at `as_of`."""
+    hours, 1 h to the response window of `response_days`) at each snapshot, dated on a 90-day axis
+    ending at `as_of`."""
     top1, top2 = 24, 24 + H + GAP + 8
     height = top2 + H + 26
     share = [(_x(r["as_of"], as_of), r["answered"] / r["outside_prs"]) for r in rows]
-    cap = math.log1p(14 * 24)
+    cap = math.log1p(response_days * 24)
     median = [(_x(r["as_of"], as_of), None if r["median_hours"] is None else min(1.0, math.log1p(r["median_hours"]) / cap))
               for r in rows]
-    hour_ticks = [(math.log1p(h) / cap, words.hours(h)) for h in (1, 24, 14 * 24)]
+    hour_ticks = [(math.log1p(h) / cap, words.hours(h)) for h in (1, 24, response_days * 24)]
     first = as_of - timedelta(days=HISTORY_DAYS)
     title = f"{repo}: answered share and median first response, last {HISTORY_DAYS} days"
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {height}" width="{W}" height="{height}" role="img" '
@@ -74,7 +75,7 @@ def history_svg(repo: str, rows: list[dict[str, Any]], as_of: date) -> str:
              "<style>.label{font:600 12px sans-serif;fill:#1f1d1a}.tick,.date{font:11px sans-serif;fill:#5f5a52}"
              ".tick{text-anchor:end}.axis{stroke:#5f5a52}.grid{stroke:#e6dfd2}.line{fill:none;stroke:#8a4b00;stroke-width:2}"
              ".dot{fill:#8a4b00}.none{font:12px sans-serif;fill:#a12f2f;text-anchor:middle}</style>"]
-    parts += _panel(top1, "Answered within 14 days, of all judged outside PRs", [(0, "0%"), (0.5, "50%"), (1, "100%")], share)
+    parts += _panel(top1, f"Answered within {response_days} days, of all judged outside PRs", [(0, "0%"), (0.5, "50%"), (1, "100%")], share)
     parts += _panel(top2, "Median first response (– : fewer than half answered)", hour_ticks, median)
     parts.append(f'<text x="{PAD}" y="{height - 6}" class="date">{first:%Y-%m-%d}</text>'
                  f'<text x="{W - 10}" y="{height - 6}" class="date" text-anchor="end">{as_of:%Y-%m-%d}</text>')

@@ -369,7 +369,7 @@ def write_histories(site: SiteData, w: _Writer) -> int:
         if rows[-1]["as_of"] != site.as_of:  # not judged in this snapshot: its page shows no history
             continue
         href = history_href(repo)
-        svg = history_svg(repo, rows, site.as_of)
+        svg = history_svg(repo, rows, site.as_of, site.settings.window.response_days)
         api.write_text(w.root / f"{href}.svg", svg)
         api.write_text(w.root / f"{href}.html", w.render(f"{href}.html", "history.html", repo=repo, rows=rows, days=HISTORY_DAYS,
                                                          href=href, page_href=repo_href(repo)))
