@@ -20,7 +20,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 def add_earlier_snapshot(s: Store, days: int = 7) -> dict[str, str]:
     """A hand-built earlier snapshot beside the evaluated one: the same results `days` earlier,
     with planted changes (two ranks swapped, a black hole that was ranked, a ranked project that was
-    a black hole, an unrated one that was ranked, an undecided one that was ranked). Returns repo -> the change planted."""
+    a black hole, an unrated one that was ranked, an undecided one that was ranked; the top project
+    answered fewer a week before). Returns repo -> the change planted."""
     when = s.latest_snapshot()
     earlier = f"CAST(as_of - INTERVAL {days} DAY AS DATE)"
     # `results` is a view: the earlier day lists the same repository verdicts, as a day that carries them does.
@@ -38,6 +39,8 @@ def add_earlier_snapshot(s: Store, days: int = 7) -> dict[str, str]:
         s.conn.execute("UPDATE profile_results SET rank = ? WHERE as_of = ? AND repo = ? AND profile = 'default'", [rank, prev, repo])
     for repo, status in ((hole, "ranked"), (unrated, "ranked"), (was_hole, "black_hole"), (off, "ranked")):
         s.conn.execute("UPDATE repo_verdicts SET status = ? WHERE id = ?", [status, own_verdict(s, prev, repo)])
+    # The top project answered a fifth fewer of its outside PRs a week before: its 30-day mark goes up.
+    s.conn.execute("UPDATE repo_verdicts SET answered = greatest(0, answered - outside_prs // 5) WHERE id = ?", [own_verdict(s, prev, first)])
     return {first: "moved", second: "moved", hole: "new_black_hole", was_hole: "recovered", unrated: "no_longer_ranked",
             off: "became_undecided"}
 

@@ -227,13 +227,13 @@ def test_profile_switch_reorders_and_shows_delta(browser: Any, server: Any) -> N
     page.goto(server.url)
     _ready(page)
     before = [r[1] for r in _rows(page)]
-    assert all(r[9] == "0" for r in _rows(page))  # default against itself: the column is hidden there
+    assert all(r[10] == "0" for r in _rows(page))  # default against itself: the column is hidden there
     assert not page.is_visible("#rankings tbody tr td.c-delta")
     page.select_option("#profile", "first-contribution")
     until(page, "document.querySelector('#rankings caption').textContent.startsWith('First contribution')")
     after = _rows(page)
     assert [r[1] for r in after] != before
-    assert any(r[9] not in ("0", "–") for r in after) and page.is_visible("#rankings tbody tr td.c-delta")
+    assert any(r[10] not in ("0", "–") for r in after) and page.is_visible("#rankings tbody tr td.c-delta")
     assert [int(r[0]) for r in after] == list(range(1, len(after) + 1))
     ctx.close()
 
@@ -246,7 +246,7 @@ def test_ecosystem_and_search_filters(browser: Any, server: Any) -> None:
     page.select_option("#ecosystem", eco)
     until(page, f"document.querySelector('#rankings caption').textContent.includes({eco!r})")
     rows = _rows(page)
-    assert rows and all(r[7] == eco for r in rows)
+    assert rows and all(r[8] == eco for r in rows)
     name = rows[0][1]
     page.fill("#search", name)
     until(page, "document.querySelectorAll('#rankings tbody tr').length === 1")
@@ -324,7 +324,7 @@ def test_every_view_without_javascript(browser: Any, server: Any) -> None:
     assert "First contribution" in page.inner_text("#rankings caption")
     follow(page, page.locator("nav.views >> text=npm"))
     rows = _rows(page)
-    assert rows and all(r[7] == "npm" for r in rows)
+    assert rows and all(r[8] == "npm" for r in rows)
     page.goto(server.url)
     follow(page, page.locator("nav.pager >> text=next"))
     assert "page 2" in page.inner_text("#rankings caption") and _rows(page)[0][1] != default_first

@@ -10,7 +10,7 @@ from typing import Any
 from helpers import own_verdict
 
 from porchlamp.publish import load_site_data
-from porchlamp.publish.data import LIST_COLUMNS
+from porchlamp.publish.data import ROW_COLUMNS
 from porchlamp.store import Store
 
 
@@ -37,7 +37,7 @@ def test_listings_are_narrow_and_each_project_reads_back_whole(published: tuple[
         site = load_site_data(s)
         stored = _stored(s, site.as_of)
     assert len(site.projects) == 300
-    assert all(tuple(p.row) == LIST_COLUMNS and not p.components and not p.outside_prs and not p.excluded for p in site.projects)
+    assert all(tuple(p.row) == ROW_COLUMNS and not p.components and not p.outside_prs and not p.excluded for p in site.projects)
     assert all("explain" not in goal for p in site.projects for goal in p.profiles.values())
     whole = list(site.detailed())
     assert [p.repo for p in whole] == [p.repo for p in site.projects]

@@ -9,7 +9,7 @@ import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
 from porchlamp.publish import listing as listing_mod
-from porchlamp.publish.listing import GOAL_VALUES, LIST_COLUMNS, Listing
+from porchlamp.publish.listing import GOAL_VALUES, ROW_COLUMNS, Listing
 from porchlamp.publish.project import Project
 
 PROFILES = ["default", "fast"]
@@ -19,7 +19,7 @@ ORDER = ["black_hole", "undecided", "unrated", "stale"]
 
 def _write(rows: list[dict[str, Any]], path: Path, batch: int) -> Path:
     """A listing file as `export_listing` writes one, from rows in name order, in batches of `batch`."""
-    columns: dict[str, Any] = {c: [r.get(c) for r in rows] for c in LIST_COLUMNS}
+    columns: dict[str, Any] = {c: [r.get(c) for r in rows] for c in ROW_COLUMNS}
     types = {"stars": pa.int32(), "outside_prs": pa.int32(), "answered": pa.int32(), "closed_silently": pa.int32(),
              "unanswered": pa.int32(), "judged": pa.bool_(), "borderline": pa.bool_(), "median_hours": pa.float64(),
              "p90_hours": pa.float64()}
@@ -80,7 +80,7 @@ def test_every_order_is_pythons_own(rows: list[dict[str, Any]], batch: int, kept
             projects = list(listing)
             assert _repos(projects) == [r["repo"] for r in rows] and len(listing) == len(rows)
             for p, r in zip(projects, rows):
-                assert isinstance(p, Project) and tuple(p.row) == LIST_COLUMNS and p.row["stars"] == r["stars"]
+                assert isinstance(p, Project) and tuple(p.row) == ROW_COLUMNS and p.row["stars"] == r["stars"]
                 assert list(p.profiles) == [g for g in PROFILES if g in r["goals"]]
                 assert all(p.profiles[g]["rank"] == r["goals"][g]["rank"] and p.profiles[g]["profile"] == g for g in p.profiles)
                 assert p.homepage == (None if r["homepage"] != "https://x.example" else r["homepage"]) and p.digest == f"own-{p.repo}"

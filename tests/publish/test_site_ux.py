@@ -499,3 +499,25 @@ def test_a_goal_says_what_it_counts_for_more_from_its_weights() -> None:
     assert goal_words(P["first-contribution"], P["default"]) == "counts “Welcomes newcomers” for more"
     assert goal_words(P["default"], P["default"]) == "the same balance as the default"
     assert goal_words({"a": 1, "b": 2, "c": 3}, {}) == "counts “c”, “b” and “a” for more"
+
+
+def test_a_ranking_row_marks_how_its_answered_share_moved_in_30_days(browser: Any, server: Any, planted_changes: dict[str, str],
+                                                                    published: tuple[Path, dict[str, Any]]) -> None:
+    """The planted top project answered a fifth fewer a week before: its row says "▲ up" by the points
+    its answered share gained; the others, unchanged since, are steady."""
+    site, _ = published
+    rankings = json.loads((site / "data" / "v1" / "rankings.json").read_text())
+    col = {c: i for i, c in enumerate(rankings["columns"])}
+    top = next(r for r, k in planted_changes.items() if k == "moved" and any(row[col["repo"]] == r for row in rankings["rows"]))
+    row = next(row for row in rankings["rows"] if row[col["repo"]] == top)
+    n, answered = row[col["outside_prs"]], row[col["answered"]]
+    gained = round(100 * (answered - max(0, answered - n // 5)) / n)
+    ctx, page, _ = _ctx(browser, 1280, js=False)
+    page.goto(server.url)
+    marks = dict(zip(page.locator("#rankings tbody td.c-project a").all_inner_texts(),
+                     page.locator("#rankings tbody td.c-trend").all_inner_texts()))
+    assert marks[top] == (f"▲ up {gained}" if gained >= 5 else "steady") and row[col["trend_words"]] == marks[top]
+    assert gained >= 5  # a fifth of its PRs: about 20 points
+    others = [m for r, m in marks.items() if r != top]
+    assert others and set(others) == {"steady"}
+    ctx.close()

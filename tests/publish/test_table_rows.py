@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from porchlamp.publish.data import Project
+from porchlamp.publish import words
 from porchlamp.publish.site import az_rows, environment, not_ranked_rows, ranking_rows
 
 RANKINGS = """  {% for p in rows %}{% set d = p.profiles[profile] %}
@@ -16,6 +17,7 @@ RANKINGS = """  {% for p in rows %}{% set d = p.profiles[profile] %}
       <td class="c-tier" data-label="Tier"><span class="tier tier-{{ d.tier|tierclass }}">{{ d.tier }}</span></td>
       <td class="c-score" data-label="Score">{{ '%.1f'|format(d.score) }}</td>
       <td class="c-answered" data-label="Answered">{{ p.answered_of }}</td>
+      <td class="c-trend" data-label="30 days">{{ trend(p.row.trend) }}</td>
       <td class="c-median" data-label="Median first response">{{ p.row.median_hours|hours }}</td>
       <td class="c-prs" data-label="PRs">{{ p.row.outside_prs|thousands }}</td>
       <td class="c-eco" data-label="Ecosystem">{{ p.row.ecosystem }}</td>
@@ -56,14 +58,14 @@ def projects(draw: Any) -> Project:
            "kind": draw(st.sampled_from(["responsive", "too_few_prs", "archived", "no_activity", "docs"])), "reason": draw(text),
            "outside_prs": outside, "answered": draw(st.integers(0, outside)),
            "median_hours": draw(st.one_of(st.none(), st.floats(0, 10**4))), "ecosystem": draw(text), "stars": draw(count),
-           "borderline": draw(st.booleans()), "judged": draw(st.booleans())}
+           "borderline": draw(st.booleans()), "judged": draw(st.booleans()), "trend": draw(st.one_of(st.none(), st.integers(-100, 100)))}
     return Project(draw(name), row, {"default": draw(scores), "fast": draw(scores)})
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(projects(), max_size=5), st.sampled_from(["default", "fast"]), st.sampled_from(["", "../", "../../../"]))
 def test_rankings_rows_are_the_same_bytes_as_their_template_loop(rows: list[Project], profile: str, root: str) -> None:
-    expected = environment().from_string(RANKINGS).render(rows=rows, profile=profile, root=root)
+    expected = environment().from_string(RANKINGS).render(rows=rows, profile=profile, root=root, trend=words.trend)
     assert str(ranking_rows(rows, profile, root)) == expected
 
 
@@ -77,7 +79,7 @@ def test_list_rows_are_the_same_bytes_as_their_template_loops(rows: list[Project
 
 def test_hostile_names_are_escaped() -> None:
     row = {"status": "ranked", "kind": "responsive", "reason": "<script>r</script>", "outside_prs": 3, "answered": 2,
-           "median_hours": 5.0, "ecosystem": "<b>npm</b>", "stars": 1200, "borderline": True, "judged": False}
+           "median_hours": 5.0, "ecosystem": "<b>npm</b>", "stars": 1200, "borderline": True, "judged": False, "trend": -7}
     p = Project('o/"><script>x</script>', row, {"default": {"rank": 1, "score": 71.25, "tier": "<i>A</i>", "delta": None}})
     html = str(ranking_rows([p], "default", ""))
     assert "<script>" not in html and "<b>" not in html and "<i>" not in html

@@ -92,7 +92,7 @@ def shields_json(p: Project) -> dict[str, Any]:
 # at a thousand.
 RANK_PART_ROWS = 1000
 PART_COLUMNS = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs",
-                "rank", "score", "tier", "delta", "answered", "p90_hours", "flags", "median_words"]
+                "rank", "score", "tier", "delta", "answered", "p90_hours", "flags", "median_words", "trend_words"]
 GOAL_COLUMNS = ("rank", "score", "tier", "delta")  # a part's columns the index has once per goal
 PART_PATH = "rankings/{profile}/part-{part}.json"
 
@@ -118,7 +118,7 @@ def _index_columns(profiles: list[str]) -> list[str]:
     # Added in schema 1, keys are only ever added. `median_words`: the median as every page words it,
     # so that a table redrawn from this file says what the served page says (`words.hours` of the
     # exact value; `median_hours` is rounded to 0.1 h, for sorting).
-    return columns + ["answered", "p90_hours", "flags", "median_words"]
+    return columns + ["answered", "p90_hours", "flags", "median_words", "trend_words"]
 
 
 def _index_row(p: Project, profiles: list[str]) -> list[Any]:
@@ -128,7 +128,7 @@ def _index_row(p: Project, profiles: list[str]) -> list[Any]:
     for prof in profiles:
         d = p.profiles.get(prof, {})
         row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
-    return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags, words.hours(p.row["median_hours"])]
+    return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags, words.hours(p.row["median_hours"]), words.trend(p.row["trend"])]
 
 
 def ranking_parts(site: SiteData, part_rows: int = RANK_PART_ROWS) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -27,12 +27,12 @@ import pyarrow.parquet as pq
 from porchlamp.columns import pydict
 from porchlamp.config import COMPONENTS, Settings
 from porchlamp.publish.changes import Changes, changes_from_store
-from porchlamp.publish.listing import LIST_COLUMNS, Listing, View, export_listing
+from porchlamp.publish.listing import LIST_COLUMNS, ROW_COLUMNS, Listing, View, export_listing
 from porchlamp.publish.project import Project, Row, safe_url
 from porchlamp.snapshot import report_from_store, stored_as_of
 from porchlamp.store import Store
 
-__all__ = ["LIST_COLUMNS", "PR_COLUMNS", "Project", "ProjectFiles", "Row", "SiteData", "load_site_data", "project_files",
+__all__ = ["LIST_COLUMNS", "ROW_COLUMNS", "PR_COLUMNS", "Project", "ProjectFiles", "Row", "SiteData", "load_site_data", "project_files",
            "safe_url", "slug", "start_issues"]
 
 

@@ -39,6 +39,12 @@ LISTING_ROWS = 1024
 KEPT_PROJECTS = 32_768
 
 
+TREND_DAYS = 30  # the ranking's trend mark compares with the earliest snapshot this many days back
+# A row's columns: the result row's, then its answered share's change in points since TREND_DAYS
+# ago (null without an earlier snapshot or without outside PRs then or now).
+ROW_COLUMNS = (*LIST_COLUMNS, "trend")
+
+
 def _goal(k: int, column: str) -> str:
     return f"g{k}_{column}"  # by position: a goal's name is the operator's, never part of SQL
 
@@ -53,12 +59,16 @@ def export_listing(store: Store, when: Any, profiles: Sequence[str], digests: st
         + ", ".join(f"any_value({c}) FILTER (WHERE profile = ${k + 2}) AS {_goal(k, c)}" for c in GOAL_VALUES)
         for k in range(len(profiles)))
     goal_columns = ", ".join(f"g.{_goal(k, c)}" for k in range(len(profiles)) for c in ("present", *GOAL_VALUES))
-    sql = (f"SELECT {', '.join(f'r.{c}' for c in LIST_COLUMNS)}, m.homepage_url AS homepage, m.topics, a.issues, "
+    sql = (f"SELECT {', '.join(f'r.{c}' for c in LIST_COLUMNS)}, "
+           "CAST(round(100 * (r.answered / nullif(r.outside_prs, 0) - t.then_share)) AS INTEGER) AS trend, "
+           "m.homepage_url AS homepage, m.topics, a.issues, "
            f"d.own, d.place{', ' + goal_columns if profiles else ''} FROM results r "
            "LEFT JOIN repositories m ON m.name_with_owner = r.repo "
            "LEFT JOIN (SELECT repo, json_extract(inputs, '$.good_first_issues')::VARCHAR AS issues FROM component_results "
            "WHERE as_of = $1 AND component = 'accessibility') a USING (repo) "
            f"LEFT JOIN {digests} d USING (repo) "
+           "LEFT JOIN (SELECT repo, arg_min(answered / outside_prs, as_of) AS then_share FROM results "
+           f"WHERE as_of >= CAST($1 AS DATE) - INTERVAL {TREND_DAYS} DAY AND as_of < $1 AND outside_prs > 0 GROUP BY repo) t USING (repo) "
            + (f"LEFT JOIN (SELECT repo, {goals} FROM profile_results WHERE as_of = $1 GROUP BY repo) g USING (repo) " if profiles else "")
            + "WHERE r.as_of = $1 ORDER BY r.repo")
     with store.small_budget():
@@ -83,7 +93,7 @@ class Listing(Sequence[Project]):
         self._kept: OrderedDict[int, Project] = OrderedDict()
         self.profiles = list(profiles)
         self._changes = changes
-        self._row_names = {c: i for i, c in enumerate(LIST_COLUMNS)}
+        self._row_names = {c: i for i, c in enumerate(ROW_COLUMNS)}
         self._goal_names = {c: i for i, c in enumerate(GOAL_ROW)}
 
     def __len__(self) -> int:
@@ -154,7 +164,7 @@ class Listing(Sequence[Project]):
                  for k, name in enumerate(self.profiles)]
         homepage, topics, issues, own, place = (cols[c] for c in ("homepage", "topics", "issues", "own", "place"))
         names, goal_names, changes = self._row_names, self._goal_names, self._changes
-        for i, values in enumerate(zip(*(cols[c] for c in LIST_COLUMNS))):
+        for i, values in enumerate(zip(*(cols[c] for c in ROW_COLUMNS))):
             repo = values[0]
             yield Project(repo, Row(names, values), {name: Row(goal_names, rows[i]) for name, present, rows in goals if present[i]},
                           homepage_url=homepage[i], topics=tuple(topics[i] or ()), change=changes.get(repo),

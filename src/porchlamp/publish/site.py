@@ -200,6 +200,7 @@ def ranking_rows(rows: Sequence[Project], profile: str, root: str) -> Markup:
             f'      <td class="c-tier" data-label="Tier">{_tier_badge(d["tier"])}</td>\n'
             f'      <td class="c-score" data-label="Score">{e("%.1f" % d["score"])}</td>\n'
             f'      <td class="c-answered" data-label="Answered">{e(p.answered_of)}</td>\n'
+            f'      <td class="c-trend" data-label="30 days">{e(words.trend(r["trend"]))}</td>\n'
             f'      <td class="c-median" data-label="Median first response">{e(words.hours(r["median_hours"]))}</td>\n'
             f'      <td class="c-prs" data-label="PRs">{e(_thousands(r["outside_prs"]))}</td>\n'
             f'      <td class="c-eco" data-label="Ecosystem">{e(r["ecosystem"])}</td>\n'

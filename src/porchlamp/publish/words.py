@@ -197,6 +197,16 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("", text)
 
 
+def trend(points: int | None) -> str:
+    """The ranking's 30-day mark: how the answered share moved since the earliest snapshot of the
+    last 30 days, in points; a move under 5 points is "steady", none without an earlier snapshot."""
+    if points is None:
+        return "–"
+    if abs(points) < 5:
+        return "steady"
+    return f"{'▲ up' if points > 0 else '▼ down'} {abs(points)}"
+
+
 def goal_words(weights: Mapping[str, float], default: Mapping[str, float]) -> str:
     """What a goal asks for, read off its weights: the components it weighs more than the default."""
     more = sorted((c for c in weights if weights[c] > default.get(c, 0)), key=lambda c: default.get(c, 0) - weights[c])

@@ -247,6 +247,7 @@
       t.appendChild(span);
       cell(tr, val(r, "score") === null ? "–" : Number(val(r, "score")).toFixed(1), "c-score", "Score");
       cell(tr, r[col.outside_prs] ? r[col.answered] + " of " + r[col.outside_prs] : "–", "c-answered", "Answered");
+      cell(tr, col.trend_words !== undefined ? r[col.trend_words] : "–", "c-trend", "30 days");
       // As the served pages word it; from files without the words, from the rounded hours.
       cell(tr, col.median_words !== undefined ? r[col.median_words] : fmtHours(r[col.median_hours]), "c-median", "Median first response");
       cell(tr, Number(r[col.outside_prs]).toLocaleString("en"), "c-prs", "PRs");
