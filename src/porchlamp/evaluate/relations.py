@@ -2,7 +2,7 @@
 rule under `evaluate/sql/`, run in order over a DuckDB connection, with the rule data as small tables.
 
 Pure in the sense that matters: it reads the tables it is given and `as_of`'s window, never the clock,
-and leaves only temporary tables (`j_*`) on the connection. Work that grows with PRs and timeline
+and leaves only temporary tables and views (`j_*`) on the connection. Work that grows with PRs and timeline
 items is here; what runs once per repository reads these relations.
 """
 

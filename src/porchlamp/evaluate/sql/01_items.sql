@@ -1,7 +1,9 @@
 -- SPEC §2 (the snapshot): only what happened before the snapshot instant counts. The PRs opened
 -- before it, and each one's timeline items before it in the order the store lists them
 -- (time, then node id), numbered: "the first" of equally early items is the first listed.
-CREATE OR REPLACE TEMP TABLE j_items AS
+-- A view, not a table: each relation reads only the columns and rows it needs from the timeline
+-- (a copy of every item cost 1.8 s at 11,000 repositories and saved nothing).
+CREATE OR REPLACE TEMP VIEW j_items AS
 SELECT t.repo, t.number, t.node_id, t.kind, t.created_at AS ts, nullif(t.actor, '') AS actor, t.actor_type,
        t.actor_association AS assoc, lower(nullif(t.actor, '')) AS actor_low,
        (t.created_at, t.node_id) AS place,
