@@ -88,7 +88,7 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
         fork_note = fork_note or gr.evidence.get("fork_note")
         if not gr.passed:
             return fail(gr, fork_note=fork_note)
-    off = g.gate_off_github(data.community, data.outside, data.commits, r)
+    off = g.gate_off_github(data.documents, data.outside, data.commits, r)
     done.append(off)
     if not off.passed:
         return fail(off, fork_note=fork_note, review_happens=off.evidence.get("review_happens"))

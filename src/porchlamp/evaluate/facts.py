@@ -8,6 +8,7 @@ repositories at a time, so memory follows the batch, not the snapshot.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -89,13 +90,15 @@ class OwnBot(NamedTuple):
 class RepoFacts:
     repo: Repository
     community: CommunityFiles
-    issues: tuple[Issue, ...]
+    issues: tuple[Issue, ...]  # open, unassigned and labelled: all a good first issue can be
     dependents: Dependents | None
     commits: Commits
     outside: tuple[Outside, ...]
     figures: Figures
     maintainers: dict[str, str]  # login (lower case) -> the first reason found
     own_bots: tuple[OwnBot, ...] = ()
+    # (venue, document, passage): where its own documents say review happens (`marks.document_marks`)
+    documents: tuple[tuple[str, str, str], ...] = ()
 
     def active_maintainers(self) -> int:
         """How many showed themselves in the window (association or action, not CODEOWNERS alone)."""
@@ -103,10 +106,11 @@ class RepoFacts:
 
 
 def _models(conn: duckdb.DuckDBPyConnection, model: type, table: str, key: str, span: Sequence[str],
-            order: str) -> dict[str, list[Any]]:
+            order: str, where: str = "true") -> dict[str, list[Any]]:
     cols = field_names(model)
     out: dict[str, list[Any]] = {}
-    rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE {key} BETWEEN ? AND ? ORDER BY {order}", list(span)).fetchall()
+    rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE {key} BETWEEN ? AND ? AND {where} ORDER BY {order}",
+                        list(span)).fetchall()
     at = cols.index(key)
     make = stored_maker(model)
     for row in rows:
@@ -130,7 +134,9 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
         span = (batch[0], batch[-1])
         meta = _models(conn, Repository, "repositories", "name_with_owner", span, "name_with_owner")
         community = _models(conn, CommunityFiles, "community", "repo", span, "repo")
-        issues = _models(conn, Issue, "issues", "repo", span, "repo, number")
+        # Only issues that could be good first issues: the rest (three in four at 11,000 repositories)
+        # cost a second to make into objects nobody reads.
+        issues = _models(conn, Issue, "issues", "repo", span, "repo, number", "state = 'OPEN' AND assignees = 0 AND len(labels) > 0")
         dependents = _models(conn, Dependents, "dependents", "repo", span, "repo")
         commits = _rows(conn, "SELECT repo, commits_read, human_commits, last_human_oid, last_human_at, last_human_author, "
                               "last_human_message, human_trailers FROM j_commits WHERE repo BETWEEN ? AND ?", span)
@@ -140,6 +146,7 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
         maintainers = _rows(conn, "SELECT repo, login, why FROM j_maintainers WHERE repo BETWEEN ? AND ?", span)
         own = _rows(conn, "SELECT o.repo, o.login, o.prs, o.of_prs, t.body FROM j_own_bots o JOIN timeline t ON t.node_id = o.node "
                           "WHERE o.repo BETWEEN ? AND ? ORDER BY o.repo, o.prs DESC, o.login", span)
+        documents = _rows(conn, "SELECT repo, m_docs FROM community WHERE repo BETWEEN ? AND ? AND m_docs IS NOT NULL", span)
         for name in batch:
             if name not in meta:
                 continue
@@ -154,4 +161,5 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
                 figures=Figures(*fig[0]) if fig else NO_PRS,
                 maintainers=dict(maintainers.get(name, ())),
                 own_bots=tuple(OwnBot(login, prs, of, quote(body or "")) for login, prs, of, body in own.get(name, ())),
+                documents=tuple(tuple(d) for d in json.loads(documents[name][0][0])) if name in documents else (),
             )

@@ -22,7 +22,7 @@ from porchlamp.evaluate.facts import Commits, Outside
 from porchlamp.evaluate.redirect import VENUE_NAMES, read, read_description
 from porchlamp.evaluate.relations import quote
 from porchlamp.evaluate.rules import Rules
-from porchlamp.models import Commit, CommunityFiles, Repository
+from porchlamp.models import Commit, Repository
 from porchlamp.stats import wilson_interval
 
 
@@ -206,11 +206,12 @@ def document_statements(text: str | None) -> list[tuple[str, str]]:
     return [(said.venue, passage)]
 
 
-def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], sample: Commits,
+def gate_off_github(documents: Sequence[tuple[str, str, str]], outside: Sequence[Outside], sample: Commits,
                     repo: Repository | None = None) -> GateResult:
     """Undecided when review happens elsewhere or PRs are not taken here: redirects on most outside
     PRs (by a bridge bot, a maintainer, or anyone where no maintainer acts: each PR's own
-    `redirect`); the project's PR template, CONTRIBUTING or README saying so; its description or
+    `redirect`); the project's PR template, CONTRIBUTING or README saying so (`documents`: (venue,
+    document, passage), as `marks.document_marks` read them when stored); its description or
     homepage (a mirror's label, the project's repository on another forge); or review trailers on
     most recent commits. Decided before unrated: however few PRs a project has."""
     votes: dict[str, int] = {}
@@ -229,10 +230,7 @@ def gate_off_github(community: CommunityFiles, outside: Sequence[Outside], sampl
             same["prs"].append(number)
         elif len(said) < 3:
             said.append({"text": text, "by": by, "prs": [number]})
-    docs = [(kind, name, s) for name, text in (("PR template", community.pr_template),
-                                                ("CONTRIBUTING", community.contributing_text),
-                                                ("README", community.readme_text))
-            for kind, s in document_statements(text)]
+    docs = list(documents)
     own = read_description(repo.description, repo.homepage_url) if repo is not None else None
     people, trailers = sample.by_people, sample.with_trailers
     ev: dict[str, Any] = {

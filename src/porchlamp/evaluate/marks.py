@@ -1,6 +1,7 @@
 """What evaluation reads of a comment's or a PR's text, computed once when the row is stored:
 the normalised fingerprint (SPEC section 5), curated bot text, where a redirect points and whether
-it welcomes PRs here (`redirect.read`, SPEC section 6), AI markers.
+it welcomes PRs here (`redirect.read`, SPEC section 6), AI markers; and what a project's own
+documents say of where review happens (`document_marks`).
 
 Pure functions of the text and the packaged rule data; `marks_version` names the rule data, so a
 store recomputes its marks when, and only when, that data or this code changes.
@@ -12,12 +13,17 @@ import hashlib
 import json
 from typing import NamedTuple
 
+from porchlamp.evaluate.gates import document_statements
 from porchlamp.evaluate.redirect import READER_VERSION, read
 from porchlamp.evaluate.rules import Rules
 from porchlamp.evaluate.templates import mentions, normalise
 
 # Raise when the marks' meaning changes (normalisation, fingerprint): stored marks are then recomputed.
 MARKS_CODE = 2
+# Raise when what is kept of a project's documents changes (`document_marks`): only they are read again.
+DOCUMENTS_CODE = 1
+# The documents read for where review happens, in the order their statements are listed.
+DOCUMENTS = ("PR template", "CONTRIBUTING", "README")
 
 
 class TextMarks(NamedTuple):
@@ -50,3 +56,18 @@ def marks_version(rules: Rules) -> str:
     """One text for the code and rule data the marks depend on."""
     data = [MARKS_CODE, READER_VERSION, rules.bot_templates, rules.ai_markers]
     return hashlib.blake2b(json.dumps(data).encode("utf-8"), digest_size=8).hexdigest()
+
+
+def document_marks(pr_template: str | None, contributing: str | None, readme: str | None) -> str | None:
+    """What a project's PR template, CONTRIBUTING and README say of where review happens (SPEC
+    section 6), as JSON: [[venue, document, passage], ...] in `DOCUMENTS` order; None when none says
+    anything of it. Read once when the documents are stored: reading them cost every evaluation 1.5 s
+    at 11,000 repositories."""
+    found = [[venue, name, passage] for name, text in zip(DOCUMENTS, (pr_template, contributing, readme))
+             for venue, passage in document_statements(text)]
+    return json.dumps(found, ensure_ascii=False) if found else None
+
+
+def documents_version() -> str:
+    """One text for the code the documents' marks depend on (the reader and `document_marks`)."""
+    return hashlib.blake2b(json.dumps(["documents", DOCUMENTS_CODE, READER_VERSION]).encode("utf-8"), digest_size=8).hexdigest()

@@ -1,9 +1,10 @@
-"""Text marks kept in the store: each comment's and PR's marks (`evaluate.marks`) computed once,
-when its row is stored or the rule data changed, never again by an evaluation.
+"""Text marks kept in the store: each comment's, PR's and project document's marks
+(`evaluate.marks`) computed once, when its row is stored or the rule data changed, never again by an
+evaluation.
 
-They are columns beside the text (`m_*` of `timeline` and `pulls`), under the version of the rule
-data that made them (`m_version`); every write of a row clears its version (`Store` writes), so the
-next `ensure_marks` finds exactly the rows whose marks are missing or stale.
+They are columns beside the text (`m_*` of `timeline`, `pulls` and `community`), under the version
+of the rule data that made them (`m_version`); every write of a row clears its version (`Store`
+writes), so the next `ensure_marks` finds exactly the rows whose marks are missing or stale.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
-from porchlamp.evaluate.marks import ai_assisted, mark_text, marks_version
+from porchlamp.evaluate.marks import ai_assisted, document_marks, documents_version, mark_text, marks_version
 from porchlamp.evaluate.rules import Rules
 from porchlamp.store.db import Store
 
@@ -20,7 +21,8 @@ BATCH = 50_000  # rows marked per batch read
 
 
 def ensure_marks(store: Store, rules: Rules, progress: Callable[[int], None] | None = None) -> int:
-    """Mark every timeline row and PR whose marks are missing or stale; returns how many were marked.
+    """Mark every timeline row, PR and project's documents whose marks are missing or stale; returns
+    how many rows were marked.
     A store of a schema before marks gets them once it is upgraded (any evaluation opens it so)."""
     if "m_version" not in store.columns("timeline"):
         return 0
@@ -42,8 +44,19 @@ def ensure_marks(store: Store, rules: Rules, progress: Callable[[int], None] | N
     done = _mark(store, comments, progress, "SELECT node_id, body FROM timeline WHERE m_version IS DISTINCT FROM $v", version,
                  "UPDATE timeline SET m_version = $v, m_fp = m.fp, m_chars = m.chars, m_words = m.words, m_curated = m.curated, "
                  "m_redirect = m.redirect, m_welcome = m.welcome FROM _marks m WHERE timeline.node_id = m.node_id")
-    return done + _mark(store, pulls, progress, "SELECT repo, number, body FROM pulls WHERE m_version IS DISTINCT FROM $v", version,
-                        "UPDATE pulls SET m_version = $v, m_ai = m.ai FROM _marks m WHERE pulls.repo = m.repo AND pulls.number = m.number")
+    done += _mark(store, pulls, progress, "SELECT repo, number, body FROM pulls WHERE m_version IS DISTINCT FROM $v", version,
+                  "UPDATE pulls SET m_version = $v, m_ai = m.ai FROM _marks m WHERE pulls.repo = m.repo AND pulls.number = m.number")
+    if "m_docs" not in store.columns("community"):
+        return done
+
+    def documents(batch: pa.RecordBatch) -> pa.Table:
+        texts = zip(*(batch.column(c).to_pylist() for c in ("pr_template", "contributing_text", "readme_text")))
+        return pa.table({"repo": batch.column("repo"), "docs": pa.array([document_marks(*t) for t in texts], pa.string())})
+
+    return done + _mark(store, documents, progress,
+                        "SELECT repo, pr_template, contributing_text, readme_text FROM community WHERE m_version IS DISTINCT FROM $v",
+                        documents_version(),
+                        "UPDATE community SET m_version = $v, m_docs = m.docs FROM _marks m WHERE community.repo = m.repo")
 
 
 def _mark(store: Store, make: Callable[[pa.RecordBatch], pa.Table], progress: Callable[[int], None] | None, stale: str,
