@@ -475,7 +475,7 @@ def test_the_home_page_explains_score_tier_and_capped_above_the_table(browser: A
     key.locator("summary").click()
     assert key.evaluate("d => d.open")
     text = key.inner_text()
-    assert all(w in text for w in ("Score", "0 to 100", "A: a score of 80 or more", "B (capped)", "within 14 days"))
+    assert all(w in text for w in ("Score", "0 to 100", "A: a score of 80 or more", "B (capped)", "within 14 days", "30 days", "steady"))
     ctx.close()
 
 
