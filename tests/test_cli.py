@@ -49,6 +49,11 @@ def test_world_to_report(tmp_path: Path) -> None:
     assert json.loads(runner.invoke(app, ["report", "--db", str(db), "--format", "json"]).stdout) == data
     res = runner.invoke(app, ["evaluate", "--db", str(db), "--full"])  # every evaluation is whole: no such option
     assert res.exit_code == 2 and "--full" in res.output
+    res = runner.invoke(app, ["evaluate", "--db", str(db), "--memory", "4MB"])  # too little: one line saying what to do
+    assert res.exit_code == 2 and "memory budget" in res.output and "--memory 6GB" in res.output and "Traceback" not in res.output
+    res = runner.invoke(app, ["evaluate", "--db", str(db), "--memory", "plenty"])
+    assert res.exit_code == 2 and "not an amount of memory" in res.output
+    assert json.loads(runner.invoke(app, ["report", "--db", str(db), "--format", "json"]).stdout) == data  # the stored snapshot stands
 
 
 def test_publish_on_the_workers_of_a_scheduler_writes_the_same_site(tmp_path: Path) -> None:

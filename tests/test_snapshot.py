@@ -107,3 +107,17 @@ def test_a_verdict_the_next_day_leaves_unchanged_is_stored_once(store: Path, tmp
         s.mark_collected(day)
         evaluate_store(s, day, Settings())
         assert {t: s.rows(t) for t in rows} == rows
+
+
+def test_a_budget_too_small_for_the_snapshot_says_so_and_writes_nothing(store: Path) -> None:
+    """What the operator of a larger store meets first: DuckDB cannot spill every step, so a budget
+    too small fails; it must fail with what to do, and leave the store as it was."""
+    with Store(store) as s:
+        raw = {t: s.count(t) for t in RAW_TABLES}
+        with pytest.raises(SnapshotError, match=r"more than DuckDB's 4MB memory budget .*nothing was written.*--memory 6GB"):
+            evaluate_store(s, None, Settings(), memory="4MB")
+        assert s.snapshot_dates() == [] and {t: s.count(t) for t in RAW_TABLES} == raw
+        assert evaluate_store(s, None, Settings(), memory="2 GiB").repos == 300
+        for bad in ("lots", "6", "GB", "-1GB"):
+            with pytest.raises(SnapshotError, match="not an amount of memory"):
+                evaluate_store(s, None, Settings(), memory=bad)

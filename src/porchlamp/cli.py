@@ -168,6 +168,9 @@ def evaluate(
     workers: int = WORKERS_OPTION,
     cluster: Optional[str] = CLUSTER_OPTION,
     shard_dir: Optional[Path] = SHARD_DIR_OPTION,
+    memory: str = typer.Option("1500MB", "--memory", help="DuckDB's memory while it judges PRs, such as 1500MB or 6GB; "
+                               "beyond it, it spills to disk. The default is enough for about 11,000 repositories; "
+                               "100,000 needed 6GB."),
 ) -> None:
     """Judge every collected repository for one snapshot and store verdicts, scores and ranks.
 
@@ -186,7 +189,7 @@ def evaluate(
             n = store.count("repositories")
             t0 = time.perf_counter()
             with progress_bar("evaluating repositories", n) as advance:
-                summary = evaluate_store(store, when, settings, advance, _workers(workers, n), cluster, shard_dir)
+                summary = evaluate_store(store, when, settings, advance, _workers(workers, n), cluster, shard_dir, memory)
         parts = ", ".join(f"{summary.statuses.get(s, 0):,} {s.replace('_', ' ')}" for s in _STATUS_ORDER)
         console.print(
             f"evaluated {summary.repos:,} repositories for {summary.as_of} in {time.perf_counter() - t0:.1f} s: {parts}; "

@@ -7,12 +7,14 @@ The only module that knows both the store and evaluation; evaluation itself stay
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 
 from porchlamp import __version__
@@ -31,7 +33,9 @@ from porchlamp.store.marks import ensure_marks
 
 # DuckDB's memory while a snapshot is judged: at its default (80% of the machine) the relations held
 # 3.9 GB at 11,000 repositories; in this budget 2.0 GB, 1.05 of the time (1 GB: 1.5 GB, 1.35 of it).
+# At 100,000 repositories the relations need more than it (`evaluate --memory`): 6 GB was enough.
 EVALUATE_BUDGET = "1500MB"
+_BUDGET = re.compile(r"\d+(?:\.\d+)?\s*(?:[KMGT]i?B)", re.IGNORECASE)
 
 
 class SnapshotError(PorchlampError):
@@ -111,8 +115,16 @@ def result_rows(as_of: date, results: Iterable[RepoResult]) -> tuple[dict[str, l
     return res, comps
 
 
+def memory_budget(text: str) -> str:
+    """A DuckDB memory budget as given (`1500MB`, `6GB`, `8 GiB`), or an error saying how to write one."""
+    if not _BUDGET.fullmatch(text.strip()):
+        raise SnapshotError(f"--memory {text!r} is not an amount of memory: write a number and a unit, such as 1500MB or 6GB")
+    return text.strip()
+
+
 def evaluate_store(store: Store, as_of: date | None, settings: Settings, progress: Callable[[int], None] | None = None,
-                   workers: int = 1, cluster: str | None = None, shard_dir: Path | None = None) -> EvaluateSummary:
+                   workers: int = 1, cluster: str | None = None, shard_dir: Path | None = None,
+                   memory: str = EVALUATE_BUDGET) -> EvaluateSummary:
     """Evaluate every repository in the store for `as_of` and store the snapshot (replacing it).
 
     Every snapshot is evaluated whole, the daily one too: each PR is judged by the SQL relations of
@@ -122,7 +134,9 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings, progres
     snapshot is exported as Parquet by repository shard, and the same step runs per shard on a
     local cluster of `workers` processes or on the Dask scheduler at `cluster` (whose workers must
     read `shard_dir`). Every way gives the same rows. `progress(n)` hears of repositories evaluated.
-    DuckDB works in `EVALUATE_BUDGET` throughout, spilling to disk beyond it."""
+    DuckDB works in `memory` throughout, spilling to disk beyond it; where a step cannot spill and
+    the budget is too small, nothing is written and the error says to give it more."""
+    budget = memory_budget(memory)
     lap = Laps()
     when = resolve_as_of(store, as_of)
     # A repository whose collection failed at some step holds part of its data: it is not judged on
@@ -133,8 +147,15 @@ def evaluate_store(store: Store, as_of: date | None, settings: Settings, progres
     ensure_marks(store, rules)
     lap("marks")
     meta = {"settings": settings.model_dump_json(), "porchlamp_version": __version__, "repos": len(wanted)}
-    with store.small_budget(EVALUATE_BUDGET):
-        return _judge(store, when, settings, rules, wanted, failed, meta, lap, progress, workers, cluster, shard_dir)
+    try:
+        with store.small_budget(budget):
+            return _judge(store, when, settings, rules, wanted, failed, meta, lap, progress, workers, cluster, shard_dir)
+    except duckdb.OutOfMemoryException as err:
+        done = ", ".join(lap.steps) or "none"
+        raise SnapshotError(
+            f"evaluating {len(wanted):,} repositories for {when} needed more than DuckDB's {budget} memory budget (steps "
+            f"done: {done}); nothing was written and the collected data is untouched. Run it again with more, such as "
+            "--memory 6GB (6GB judged 100,000 repositories on a machine of 24 GiB)") from err
 
 
 def _judge(store: Store, when: date, settings: Settings, rules: Rules, wanted: list[str], failed: list[str], meta: dict[str, Any],
