@@ -156,6 +156,10 @@ SHARD_DIR_OPTION = typer.Option(None, "--shard-dir", help="Where the snapshot's 
                                 "(default: a temporary directory beside the store, removed after). With --cluster, a "
                                 "directory every worker can read and write, such as a shared file system.")
 
+MEMORY_OPTION = typer.Option("1500MB", "--memory", help="DuckDB's memory while it judges PRs, such as 1500MB or 6GB; "
+                             "beyond it, it spills to disk. The default is enough for about 11,000 repositories; "
+                             "100,000 needed 6GB.")
+
 FULL_OPTION = typer.Option(False, "--full", help="Write every project's files of the site again, even those whose "
                            "inputs are unchanged since the previous publish (by default their files are kept).")
 
@@ -168,9 +172,7 @@ def evaluate(
     workers: int = WORKERS_OPTION,
     cluster: Optional[str] = CLUSTER_OPTION,
     shard_dir: Optional[Path] = SHARD_DIR_OPTION,
-    memory: str = typer.Option("1500MB", "--memory", help="DuckDB's memory while it judges PRs, such as 1500MB or 6GB; "
-                               "beyond it, it spills to disk. The default is enough for about 11,000 repositories; "
-                               "100,000 needed 6GB."),
+    memory: str = MEMORY_OPTION,
 ) -> None:
     """Judge every collected repository for one snapshot and store verdicts, scores and ranks.
 
@@ -393,6 +395,7 @@ def refresh(
     keep_days: Optional[int] = typer.Option(None, "--keep-days", min=1, help="Afterwards, keep the evaluated snapshots of "
                                             "the last N days, the first of each month and the two latest; delete the "
                                             "others' results (as `porchlamp prune`). Default: keep all."),
+    memory: str = MEMORY_OPTION,
 ) -> None:
     """The daily job: collect what changed since the store's last run, evaluate the day, publish.
 
@@ -415,7 +418,7 @@ def refresh(
                                       notice=_note,
                                       say=lambda text: console.print(text, highlight=False, markup=False),
                                       workers=_workers(workers, len(listing.repos)), cluster=cluster, reuse=not full,
-                                      keep_days=keep_days)
+                                      keep_days=keep_days, memory=memory)
         except CollectError as err:
             raise UserError(f"refresh stopped while collecting: {err}") from None
         finally:

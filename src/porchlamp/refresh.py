@@ -17,7 +17,7 @@ from porchlamp.collect import CollectOptions, Collector, CollectSummary, GraphQL
 from porchlamp.config import Settings
 from porchlamp.publish import PublishSummary, generations, load_site_data, publish
 from porchlamp.publish.changes import Changes, changes_from_store
-from porchlamp.snapshot import EvaluateSummary, SnapshotError, evaluate_store
+from porchlamp.snapshot import EVALUATE_BUDGET, EvaluateSummary, SnapshotError, evaluate_store
 from porchlamp.store import Store
 from porchlamp.store.retention import PruneSummary, prune_snapshots
 
@@ -78,12 +78,12 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                 out_dir: Path | None = None, dependents_api: str | None = None, concurrency: int = 2,
                 issues_url: str | None = None, notice: Callable[[str], None] = lambda text: None,
                 say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None,
-                reuse: bool = True, keep_days: int | None = None) -> RefreshSummary:
+                reuse: bool = True, keep_days: int | None = None, memory: str = EVALUATE_BUDGET) -> RefreshSummary:
     """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate the whole
     snapshot, publish to `out_dir` when given (linking the previous site's project files that hold,
     unless not `reuse`). A store without an
     earlier run is collected in full. With `keep_days`, old snapshots' results are pruned at the end
-    (`store.retention`)."""
+    (`store.retention`). `memory`: DuckDB's budget while the snapshot is evaluated."""
     last = store.get_meta("collected_as_of")
     previous = date.fromisoformat(last) if last else None
     if previous is not None and previous > as_of:
@@ -96,7 +96,7 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
                               settings, progress=lambda label, n, total: advance(n), notice=notice)
         collected = collector.run(repos)
     with step("evaluating", store.count("repositories")) as advance:
-        evaluated = evaluate_store(store, as_of, settings, advance, workers, cluster)
+        evaluated = evaluate_store(store, as_of, settings, advance, workers, cluster, memory=memory)
     changes = changes_from_store(store, as_of)
     published = None
     if out_dir is not None:
