@@ -30,6 +30,12 @@ def test_bench_run_small(tmp_path: Path) -> None:
                           text=True, timeout=300)
     assert rest.returncode == 0, rest.stderr[-2000:]
     assert json.loads(rest.stdout)["requests"] > json.loads(rest.stdout)["prs_in_window"]
+    # The same store evaluated by an earlier commit (here HEAD itself) and by this checkout, alternating.
+    against = subprocess.run([sys.executable, str(BENCH / "evaluate_against.py"), "--store", str(tmp_path / "store100.duckdb"),
+                              "--commit", "HEAD", "--rounds", "1"], capture_output=True, text=True, timeout=600)
+    assert against.returncode == 0, against.stderr[-2000:]
+    *runs, ratios = map(json.loads, against.stdout.strip().splitlines())
+    assert [r["code"] for r in runs] == ["HEAD", "checkout"] and all(r["repos"] == 100 for r in runs) and ratios["wall_ratio"] > 0
 
 
 @pytest.mark.slow
