@@ -44,9 +44,11 @@ print(time.perf_counter() - t, re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/sel
 
 # Each view of a verdict stored once and the two tables it reads, by the schema that made it.
 VIEWS = {12: ("pr_results", *STORED_ONCE["pr_results"]), 13: ("results", *STORED_ONCE["results"])}
-# What schemas 14 (text marks), 15 (no carried verdicts) and 16 (a comment's welcome) changed, undone: the columns and tables
-# they dropped come back empty, the columns they added go.
-UNDO_16_14 = """
+# What schemas 14 (text marks), 15 (no carried verdicts), 16 (a comment's welcome) and 17 (documents' marks) changed,
+# undone: the columns and tables they dropped come back empty, the columns they added go.
+UNDO_17_14 = """
+ALTER TABLE community DROP COLUMN m_docs;
+ALTER TABLE community DROP COLUMN m_version;
 ALTER TABLE timeline DROP COLUMN m_welcome;
 DROP VIEW pr_results;
 DROP VIEW results;
@@ -79,9 +81,9 @@ def make_older(path: Path, schema: int, days: int) -> dict[str, int]:
     conn = duckdb.connect(str(path))
     try:
         version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-        if version != 16:
-            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 16 only")
-        conn.execute(UNDO_16_14)
+        if version != 17:
+            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 17 only")
+        conn.execute(UNDO_17_14)
         whole = [VIEWS[v] for v in sorted(VIEWS) if v > schema]
         last = conn.execute("SELECT max(as_of) FROM snapshots").fetchone()[0]
         conn.execute("DELETE FROM snapshots WHERE as_of <> ?", [last])
