@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from datetime import date, timedelta
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -87,13 +89,6 @@ def histories(path: Path | None) -> Iterator[tuple[str, list[dict[str, Any]]]]:
     """Each project's rows of the history file, a project at a time (the file is by repo, then date)."""
     if path is None or not path.exists():
         return
-    repo, rows = None, []
-    for batch in pq.ParquetFile(path).iter_batches():
-        for r in batch.to_pylist():
-            if r["repo"] != repo:
-                if repo is not None:
-                    yield repo, rows
-                repo, rows = r["repo"], []
-            rows.append(r)
-    if repo is not None:
-        yield repo, rows
+    rows = (r for batch in pq.ParquetFile(path).iter_batches() for r in batch.to_pylist())
+    for repo, group in groupby(rows, key=itemgetter("repo")):
+        yield repo, list(group)
