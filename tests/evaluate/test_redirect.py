@@ -38,6 +38,14 @@ CORPUS = list(csv.DictReader((Path(__file__).parents[1] / "data" / "redirect_com
     ("Please upload your change to our code review at https://cr.acme.org instead of opening a PR here.", "gerrit"),
     ("Patches should be sent to widget-devel@acme.org; we don't merge pull requests on GitHub.", "mailing_list"),
     ("This PR has been imported to Gerrit for code review. Please visit https://acme-review.googlesource.com/c/1 to see it.", "gerrit"),
+    # directions joined by "and", uploads addressed to the reader, a maintainer's habit, a list host
+    ("Please squash this into one commit and send it to the widget mailing list for review.", "mailing_list"),
+    ("If you can't upload your change for review with Gerrit, ask on IRC.", "gerrit"),
+    ("I usually review patches through bugzilla.", "bugzilla"),
+    ("In the future please send patches to widget@vger.kernel.org for review.", "mailing_list"),
+    ("You are welcome to open a PR, but they are used for discussion only. All patches must go to the widget-devel list.", "mailing_list"),
+    ("Our maintainer does not pull from GitHub.", "other"),
+    ("Development happens in a private tree, so a pull request opened here has nowhere to land.", "other"),
 ])
 def test_each_wording_kind_is_read(text: str, venue: str) -> None:
     said = recognise(text)
@@ -57,6 +65,15 @@ def test_each_wording_kind_is_read(text: str, venue: str) -> None:
     "Is this repository a mirror? Do you accept pull requests here?",
     "I sent the patch to the mailing list as well.",
     "Merged, thanks! I forgot this repository is just a mirror, so I pushed it upstream by hand.",
+    # a tracker beside the PR, another way too, a report, a merge method, a place turned down
+    "Please create an issue in JIRA before opening a pull request, and put its key in the title.",
+    "You can also send your change to the mailing list with git format-patch if you have no account.",
+    "After review they send the patches to the list and the bot applies them.",
+    "I don't merge via GitHub, I rebase locally and push, so this shows as closed.",
+    "We use this PR to do the review rather than in bugzilla comments.",
+    "It's not worth my time having to subscribe to a mailing list, send one patch and unsubscribe.",
+    "In future all changes need to be made in the public repo only, not in the internal one at https://git.acme.com.",
+    "Dear maintainer (although this repository is a mirror), would you like to test my merge request?",
 ])
 def test_near_misses_are_left(text: str) -> None:
     assert recognise(text) is None
@@ -67,6 +84,8 @@ def test_a_welcome_is_told_apart() -> None:
     assert read("We've decided to take github pull requests too.").welcomes
     assert not read("Pull requests are not accepted here.").welcomes
     assert not read("Thanks!").welcomes
+    assert not read("You are welcome to open a PR, but they are used for discussion only.").welcomes
+    assert read("PRs here are fine, but just so you know, the list works too.").welcomes
 
 
 def test_descriptions_and_homepages() -> None:
@@ -102,12 +121,12 @@ def test_the_corpus_is_what_the_decisions_say() -> None:
 
 def test_figures_on_comments_it_was_not_built_from() -> None:
     """docs/DECISIONS.md: the held-out split, never tuned on, and the whole corpus. The aims for the
-    held-out split are recall 90% and near misses taken 2%; these are the figures measured when the
-    second set of comments was added, held as a floor so a change that loses ground fails."""
+    held-out split are recall 90% and near misses taken 2%, both missed: these are the figures last
+    measured (docs/DECISIONS.md), held as a floor so a change that loses ground fails."""
     recall, taken, venues = _rates("held_out")
-    assert recall >= 61 / 72 and taken <= 5 / 91 and venues >= 0.9
+    assert recall >= 62 / 73 and taken <= 7 / 98 and venues >= 0.9
     recall, taken, venues = _rates("all")
-    assert recall >= 184 / 205 and taken <= 12 / 306 and venues >= 0.9
+    assert recall >= 197 / 209 and taken <= 9 / 335 and venues >= 0.9
 
 
 @given(st.text(max_size=400))

@@ -21,7 +21,7 @@ import re
 from typing import NamedTuple
 
 # Raise when what the reader recognises changes: stored marks are then recomputed (evaluate.marks).
-READER_VERSION = 1
+READER_VERSION = 2
 
 # Where review happens, as a page names it ("review happens on Gerrit"); "other" is a place the text
 # names without a known tool, or none ("elsewhere": PRs are just not taken here).
@@ -56,9 +56,9 @@ _PLACES = ("mirror", "read-only", "read only", "readonly", "gerrit", "googlesour
            "merge request", "codeberg", "forgejo", "gitea", "sourcehut", "sr.ht", "savannah", "trac", "mailing",
            "send-email", "format-patch", "gitgitgadget", "-devel", "-patches", "tech@", "review server", "review system",
            "review board", "reviewboard", "launchpad", "pagure", "sourceforge", "svn", "subversion", "mercurial",
-           "upstream", "synced", "exported", "internal", "ticket", "mail", "patch", "only used", "development")
+           "upstream", "synced", "exported", "internal", "private", "ticket", "mail", "patch", "only used", "development")
 _NEGATIONS = (" not ", "not.", "n't", "n’t", "never", "nobody", "no one", "cannot", "no longer", "ignored", "closed",
-              "disabled", "waste", "please no", "stop ")
+              "disabled", "waste", "please no", "stop ", "nowhere", "overwrite", "pointless", "useless", "futile")
 _OBJECTS = ("pull", "pr", "contribut", "github", "change")
 
 
@@ -123,7 +123,17 @@ _REFUSALS = [
     re.compile(_NEG + r"\s+(?:[\w'’-]+\s+){0,2}?(?:track|monitor|watch|check|read|look(?:ing)? at|follow)\w*\s+"
                r"(?:this|the|our)\s+(?:github\s+)?(?:mirror|repo|repository)\b"),
     re.compile(r"\b(?:repo|repository|mirror|github)\s+is\s+not\s+(?:monitored|watched|tracked|read|checked)\b"),
-    # "changes made here will be overwritten by the next sync"
+    # "Linus does not pull from GitHub", "we don't take anything via GitHub"; not how a merge is done
+    # ("I don't merge via GitHub, I rebase locally" still takes the PR)
+    re.compile(_NEG + r"\s+(?:[\w'’-]+\s+){0,2}?(?:pull|accept|tak|review)\w*\s+(?:anything\s+|changes\s+|code\s+|patches\s+)?"
+               r"(?:from|via|through|over|on)\s+github\b"),
+    # "posting a contribution for a non-GitHub project on GitHub is not going to work"
+    re.compile(r"\b(?:sending|opening|submitting|filing|posting|making)\s+(?:[\w'’-]+\s+){0,7}?(?:here|on github|to github|via github|"
+               r"on this repo\w*|to this repo\w*)\s+(?:is|will be|would be)\s+(?:not going to work|pointless|useless|futile|a waste)"),
+    # "a pull request opened against this repository has nowhere to land"
+    re.compile(_PRS + r"\s+(?:[\w'’,-]+\s+){0,6}?(?:has|have)\s+nowhere\s+to\s+(?:land|go)\b"),
+    # "changes made here will be overwritten by the next sync", "the next sync would overwrite it"
+    re.compile(r"\b(?:next|nightly|automatic|daily)\s+(?:sync|export|import|update)\s+(?:would|will)\s+overwrite\b"),
     re.compile(r"\b(?:changes|commits|edits)\s+(?:made\s+|pushed\s+)?here\s+(?:will|would)\s+be\s+(?:overwritten|lost|discarded)"),
 ]
 # A refusal narrowed to part of the project says less (React's "we don't accept pull requests to them
@@ -169,11 +179,12 @@ _VENUE_WORDS = [
     ("jira", re.compile(r"\bjira\b")),
     ("bugzilla", re.compile(r"bugzilla|\bbug tracker\b|\bbug report\b|\bfile a bug\b|\bbugs\.[\w.-]+")),
     ("mailing_list", re.compile(r"mailing[\s-]?lists?|\bml\b|\bsend-email\b|\bformat-patch\b|\bgitgitgadget\b|"
-                                r"\bmail(?:ing)? (?:the )?patch|\bpatch(?:es)? (?:via|by|as) (?:e-?)?mail|"
+                                r"\b(?:e-?)?mail(?:ing|ed)? (?:the )?patch|\bpatch(?:es)? (?:via|by|as|in|over|through) (?:e-?)?mail|"
                                 r"\bplain[\s-]text (?:e-?)?mail|\b[\w-]+-(?:devel|patches|dev|hackers|technical)\b|\btech@")),
     ("other", re.compile(r"\breview (?:server|system|site|tool)\b|\bcode review\b|\bsourceforge\b|\blaunchpad\b|"
                          r"\bpagure\b|\breview ?board\b|\bmercurial\b|\bsubversion\b|\bsvn\b|\bour own\b|"
                          r"\b(?:real|official|actual|canonical|main|primary)\s+(?:git\s+)?(?:repo|repository|repositories)\b|"
+                         r"\b(?:private|internal)\s+(?:source\s+)?(?:tree|repo|repository|monorepo)\b|"
                          r"\bofficial\s+\w+\s+channels?\b|\bproper channel\b|\bticket\b|\bwiki\b")),
 ]
 _HOSTS = [("gerrit", ("gerrit", "googlesource", "review.", "codereview.", "cr.")),
@@ -193,6 +204,14 @@ _DIRECT = re.compile(
     r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?|\bhopefully you can\s+|\bare you able to\s+|"
     r"\bi (?:would |'d )?(?:suggest|recommend|advise)(?: you)?(?: to)?\s+|\bit'?s best to\s+)"
     + _VERBS + r"(?:s|ing|ting|ing)?\b|\b(?:suggest|recommend)\s+using\b)")
+# Directions that read as such only when the sentence is addressed to the reader (_ADDRESSED):
+# "please split the change ... and send them to the mailing list", "if you're not willing to upload
+# your change for review with Gerrit"; "they send the patches to the list after review" is a report.
+_DIRECT_ADDRESSED = re.compile(
+    r"\band\s+(?:then\s+)?" + _VERBS + r"\b|"
+    r"\b(?:re-?)?(?:upload|submit|send|post|push|propose)\w*\s+(?:your|the|this|these|those|them|it|a|an)\s+(?:\w+\s+)?"
+    r"(?:changes?|patch(?:es)?|commits?|fix(?:es)?|diffs?|cls?|prs?|pull requests?)?\s*(?:for review\s+)?(?:to|on|via|with|through|at|in)\b")
+_ADDRESSED = re.compile(r"^\W*(?:please\b|kindly\b|" + _VERBS + r"\b)|\byou(?:'re|r|'ll)?\b")
 _OBLIGED = re.compile(
     r"(?:should|must|need to|needs to|has to|have to|ought to|are to|is to)\s+(?:\w+\s+)?(?:be|go)\s+(?:\w+\s+)?"
     r"(?:submitted|sent|posted|made|filed|uploaded|proposed|applied|through|to\b|via\b|on\b)|"
@@ -222,7 +241,7 @@ _PROCESS = re.compile(
     r"(?:\w+\s+){0,2}?to\b|"
     r"\b(?:has been|have been|was|were)\s+(?:imported|forwarded|moved|copied|sent)\s+(?:\w+\s+){0,2}?to\b|"
     r"\bforwarded (?:your|this) (?:contribution|change|patch|pr|pull request)\b|"
-    r"\buses?\s+only\b|\bis maintained in\b|\bpatches are taken through\b|\bcontributions to this repo are possible only\b")
+    r"\buses?\s+only\b|\bonly\s+(?:supports?|accepts?|takes?|allows?)\s+(?:\w+\s+)?(?:patch|patches|changes|contributions)\b|\bis maintained in\b|\bpatches are taken through\b|\bcontributions to this repo are possible only\b")
 
 # -- what takes a redirect back, or points elsewhere than this project ---------------------------
 
@@ -252,6 +271,24 @@ _LEAD = re.compile(r"^(?:@[\w-]+[,:]?|[*\-•>\s(])+")
 _TRAILING_QUESTION = re.compile(r",\s*(?:why|what|how|is|are|do|does|isn't)\b[^,]*\?\s*$")
 _REPORT = re.compile(r"^(?:i|i'm|i've|i'd|i'll|we've)\b")
 _POLITE = re.compile(r"\b(?:can|could|would|will)\s+you\b|\bare you able\b|\bhopefully\b|\bplease\b")
+# Where an obligation sends the change, when that is this repository: "made in the public repo only".
+_HERE_DEST = re.compile(r"\s*(?:\w+\s+)?(?:(?:the|this|our)\s+(?:public\s+|github\s+)?(?:repo|repository)\b|github\b|here\b)")
+_BUT = re.compile(r"\bbut\b[^.;]*\b(?:only|discussion|not (?:be )?(?:merged|accepted|reviewed)|never (?:be )?merged)\b")
+# A maintainer's own habit is the project's process: "I usually review patches through bugzilla".
+_HABIT = re.compile(r"^(?:i|we)\s+(?:\w+ly\s+)?(?:only\s+)?(?:review|accept|take|merge|apply|handle|land)\s+"
+                    r"(?:patches|changes|contributions|pull requests|prs|code|diffs)\s+(?:only\s+)?(?:through|via|on|in|at|over)\b")
+_ASIDE = re.compile(r"\((?:although|though|even though|albeit)\b[^)]*\)")
+_INSTEAD_OF = re.compile(r"\b(?:rather than|instead of)\b[^.;:!?]*")
+# The PR is still how the change arrives: the tracker only comes first, or names it.
+_BESIDE_PRS = re.compile(r"\b(?:before|when|prior to)\s+(?:opening|creating|submitting|sending|filing|making)\s+(?:a|the|your|any)\s+"
+                         r"(?:pull request|pr)\b|\btitle of (?:the|your) (?:pull request|pr)\b")
+# Another way besides this one: "you can also send your contributions via email".
+_ALSO = re.compile(r"\b(?:can|could|may|might)\s+also\b|\balso\s+(?:possible|welcome|accepted|fine)\b")
+_UNWILLING = re.compile(r"\bnot worth\b|\bhaving to\b|\bthe point of\b|\bno point\b|\bdon't want to\b|\brefuse to\b")
+# "Use the mailing lists." as the whole of a sentence is a direction to send the change there.
+_BARE_LIST = re.compile(r"(?m)^\W*(?:please\s+)?(?:use|try)\s+(?:the|our|a)\s+(?:\w+\s+)?mailing[\s-]?lists?\W*$")
+# Hosts that carry only mailing lists: an address there is a list.
+_LIST_HOSTS = ("lists.", "vger.kernel.org", "googlegroups.com", "groups.io", "freelists.org")
 
 # Quoting: email quotes (lines starting ">") and code blocks are someone else's words; a short
 # phrase in quotation marks is a mention ("Pull requests are not accepted.", as an example).
@@ -283,7 +320,8 @@ def read(text: str | None, strict: bool = False) -> Reading:
         named_prs = named_prs or bool(_PRS_NAMED.search(low))
         if _any(low, _WELCOME_GATE):
             w = _WELCOME.search(low)
-            if w and not _NEG_RX.search(w.group(0)):
+            # "You are welcome to open PR, but they are used for discussion only" takes the welcome back
+            if w and not _NEG_RX.search(w.group(0)) and not _BUT.search(low, w.end()):
                 welcomes = True
                 continue
         if _TAKEN.search(low):
@@ -379,7 +417,7 @@ _FORGES = (("gitlab", ("gitlab.com", "gitlab.gnome.org", "gitlab.freedesktop.org
 # Words without which a family of patterns cannot match: the patterns run only past them.
 _REFUSAL_GATE = ("not", "n't", "never", "nobody", "no one", "no ", "nothing", "cannot", "ignored", "closed", "disabled",
                  "rejected", "unsupported", "unmonitored", "discarded", "disallowed", "waste", "avoided", "stop",
-                 "overwritten", "lost", "instead")
+                 "overwritten", "overwrite", "lost", "instead", "nowhere", "pointless", "useless", "futile")
 _MIRROR_GATE = ("mirror", "read-only", "read only", "readonly", "conversion", "export", "synced", "synchronized",
                 "copied", "generated", "copy", "clone", "snapshot", " used ", "not the")
 _WELCOME_GATE = ("pull", "pr", "merge", "carry on", "any way", "contribut", "accept")
@@ -409,6 +447,8 @@ def _why(s: str) -> str | None:
         s = _TRAILING_QUESTION.sub(".", s)
         if s.rstrip().endswith("?") and not _POLITE.search(s):
             return None
+    if "(" in s:
+        s = _ASIDE.sub(" ", s)  # "(although this repository is a mirror, ...)" concedes, it does not say
     if not _HEDGE.search(s):
         if _any(s, _REFUSAL_GATE) and not _NARROWED.search(s):
             for rx in _REFUSALS:
@@ -418,15 +458,27 @@ def _why(s: str) -> str | None:
             for rx in _MIRRORS:
                 if rx.search(s):
                     return "mirror"
-    if _NO_NEED.search(s) or _REPORT.match(_LEAD.sub("", s)):
+    habit = _HABIT.match(_LEAD.sub("", s))
+    if _NO_NEED.search(s) or (_REPORT.match(_LEAD.sub("", s)) and not habit):
         return None
-    venue, _ = _venue(s, s)
+    # "rather than in bugzilla comments": the place turned down is not the place
+    named = _INSTEAD_OF.sub(" ", s) if _INSTEAD_OF.search(s) else s
+    venue, _ = _venue(named, named)
     if venue is None:
         return None
-    direct = _DIRECT.search(s)
+    if habit:
+        return "process"  # "I usually review patches through bugzilla"
+    if _BESIDE_PRS.search(s) or _ALSO.search(s):
+        return None  # a tracker beside the PR ("create an issue in JIRA before opening a pull request"), or another way too
+    direct = _DIRECT.search(s) or (_ADDRESSED.search(s) and _DIRECT_ADDRESSED.search(s)) or None
+    if direct and _UNWILLING.search(s, 0, direct.start()):
+        direct = None  # "not worth my time having to subscribe to a mailing list, send one PR"
     if direct and (venue not in ("mailing_list", "other") or _CHANGE.search(s[direct.start():])):
         return "directive"
-    if _OBLIGED.search(s):
+    if venue == "mailing_list" and _BARE_LIST.search(s):
+        return "directive"
+    obliged = _OBLIGED.search(s)
+    if obliged and not _HERE_DEST.match(s, obliged.end()):
         return "directive"
     if _PROCESS.search(s):
         return "process"
@@ -465,7 +517,9 @@ def _venue(s: str, low: str) -> tuple[str | None, str | None]:
             return venue, link
     m = _EMAIL.search(s)
     if m:
-        return ("mailing_list" if _LIST_MAILBOX.search(m.group(0).split("@")[0].split(" at ")[0]) else "other"), m.group(0)
+        box, _, host = m.group(0).lower().replace(" at ", "@", 1).partition("@")
+        listed = _LIST_MAILBOX.search(box) or host.startswith(_LIST_HOSTS) or host.endswith(_LIST_HOSTS)
+        return ("mailing_list" if listed else "other"), m.group(0)
     if link:
         return "other", link
     return None, None
