@@ -2,6 +2,7 @@
 measured by hand, never timed here."""
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -15,6 +16,14 @@ from porchlamp.snapshot import evaluate_store
 from porchlamp.store import Store
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def test_bench_redirects_cv_small() -> None:
+    """The cross-validation reads only the tune split and prints both models' out-of-fold figures."""
+    res = subprocess.run([sys.executable, str(BENCH / "redirects_cv.py"), "--folds", "2"], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    found = [tuple(map(int, re.findall(r"(\d+)/(\d+)", line)[0])) for line in res.stdout.splitlines()]
+    assert len(found) == 2 and all(0 < got <= of for got, of in found) and found[0][1] > 100
 
 
 @pytest.mark.slow
