@@ -4,6 +4,7 @@ are stored, read again when they change or the reader does, and never by an eval
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from unittest.mock import patch
 
@@ -47,3 +48,21 @@ def test_documents_are_read_once_when_stored_and_again_when_they_change(tmp_path
         with patch("porchlamp.evaluate.marks.DOCUMENTS_CODE", 99):
             assert ensure_marks(s, RULES) == 2
             assert _docs(s, "acme/list")[0] != version
+
+
+def test_marks_written_a_span_at_a_time_are_the_marks_of_one_pass(store300: Path, tmp_path: Path) -> None:
+    """Marks are held a span of row ids at a time; many small spans mark every stale row exactly as
+    one pass does, and leave the rows that were current alone."""
+    db = tmp_path / "s.duckdb"
+    shutil.copy(store300, db)
+    marks = "node_id, m_version, m_fp, m_chars, m_words, m_curated, m_redirect, m_welcome"
+    with Store(db) as s:
+        ensure_marks(s, RULES)
+        before = s.conn.execute(f"SELECT {marks} FROM timeline ORDER BY node_id").fetchall()
+        (rows,) = s.conn.execute("SELECT count(*) FROM timeline").fetchall()[0]
+        s.conn.execute("UPDATE timeline SET m_version = NULL, m_fp = NULL, m_redirect = NULL WHERE rowid % 3 <> 0")
+        stale = rows - (rows + 2) // 3
+        with patch("porchlamp.store.marks.SPAN", 997):
+            assert ensure_marks(s, RULES) == stale
+        assert s.conn.execute(f"SELECT {marks} FROM timeline ORDER BY node_id").fetchall() == before
+        assert rows > 5 * 997

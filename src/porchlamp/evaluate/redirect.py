@@ -241,7 +241,8 @@ _PROCESS = re.compile(
     r"(?:\w+\s+){0,2}?to\b|"
     r"\b(?:has been|have been|was|were)\s+(?:imported|forwarded|moved|copied|sent)\s+(?:\w+\s+){0,2}?to\b|"
     r"\bforwarded (?:your|this) (?:contribution|change|patch|pr|pull request)\b|"
-    r"\buses?\s+only\b|\bonly\s+(?:supports?|accepts?|takes?|allows?)\s+(?:\w+\s+)?(?:patch|patches|changes|contributions)\b|\bis maintained in\b|\bpatches are taken through\b|\bcontributions to this repo are possible only\b")
+    r"\buses?\s+only\b|\bonly\s+(?:supports?|accepts?|takes?|allows?)\s+(?:\w+\s+)?(?:patch|patches|changes|contributions)\b|"
+    r"\bis maintained in\b|\bpatches are taken through\b|\bcontributions to this repo are possible only\b")
 
 # -- what takes a redirect back, or points elsewhere than this project ---------------------------
 

@@ -18,6 +18,7 @@ from porchlamp.evaluate.rules import Rules
 from porchlamp.store.db import Store
 
 BATCH = 50_000  # rows marked per batch read
+SPAN = 1_000_000  # row ids whose marks are held before they are written
 
 
 def ensure_marks(store: Store, rules: Rules, progress: Callable[[int], None] | None = None) -> int:
@@ -28,52 +29,54 @@ def ensure_marks(store: Store, rules: Rules, progress: Callable[[int], None] | N
         return 0
     version = marks_version(rules)
 
-    def comments(batch: pa.RecordBatch) -> pa.Table:
+    def comments(batch: pa.RecordBatch) -> dict[str, pa.Array]:
         marks = [mark_text(body, rules) for body in batch.column("body").to_pylist()]
-        return pa.table({
-            "node_id": batch.column("node_id"), "fp": pa.array([m.fp for m in marks], pa.int64()),
-            "chars": pa.array([m.chars for m in marks], pa.int32()), "words": pa.array([m.words for m in marks], pa.int32()),
-            "curated": pa.array([m.curated for m in marks], pa.bool_()), "redirect": pa.array([m.redirect for m in marks], pa.string()),
-            "welcome": pa.array([m.welcome for m in marks], pa.bool_()),
-        })
+        return {
+            "fp": pa.array([m.fp for m in marks], pa.int64()), "chars": pa.array([m.chars for m in marks], pa.int32()),
+            "words": pa.array([m.words for m in marks], pa.int32()), "curated": pa.array([m.curated for m in marks], pa.bool_()),
+            "redirect": pa.array([m.redirect for m in marks], pa.string()), "welcome": pa.array([m.welcome for m in marks], pa.bool_()),
+        }
 
-    def pulls(batch: pa.RecordBatch) -> pa.Table:
-        return pa.table({"repo": batch.column("repo"), "number": batch.column("number"),
-                         "ai": pa.array([ai_assisted(b, rules) for b in batch.column("body").to_pylist()], pa.bool_())})
+    def pulls(batch: pa.RecordBatch) -> dict[str, pa.Array]:
+        return {"ai": pa.array([ai_assisted(b, rules) for b in batch.column("body").to_pylist()], pa.bool_())}
 
-    done = _mark(store, comments, progress, "SELECT node_id, body FROM timeline WHERE m_version IS DISTINCT FROM $v", version,
-                 "UPDATE timeline SET m_version = $v, m_fp = m.fp, m_chars = m.chars, m_words = m.words, m_curated = m.curated, "
-                 "m_redirect = m.redirect, m_welcome = m.welcome FROM _marks m WHERE timeline.node_id = m.node_id")
-    done += _mark(store, pulls, progress, "SELECT repo, number, body FROM pulls WHERE m_version IS DISTINCT FROM $v", version,
-                  "UPDATE pulls SET m_version = $v, m_ai = m.ai FROM _marks m WHERE pulls.repo = m.repo AND pulls.number = m.number")
+    done = _mark(store, "timeline", "body", comments, progress, version,
+                 "m_fp = m.fp, m_chars = m.chars, m_words = m.words, m_curated = m.curated, m_redirect = m.redirect, "
+                 "m_welcome = m.welcome")
+    done += _mark(store, "pulls", "body", pulls, progress, version, "m_ai = m.ai")
     if "m_docs" not in store.columns("community"):
         return done
 
-    def documents(batch: pa.RecordBatch) -> pa.Table:
+    def documents(batch: pa.RecordBatch) -> dict[str, pa.Array]:
         texts = zip(*(batch.column(c).to_pylist() for c in ("pr_template", "contributing_text", "readme_text")))
-        return pa.table({"repo": batch.column("repo"), "docs": pa.array([document_marks(*t) for t in texts], pa.string())})
+        return {"docs": pa.array([document_marks(*t) for t in texts], pa.string())}
 
-    return done + _mark(store, documents, progress,
-                        "SELECT repo, pr_template, contributing_text, readme_text FROM community WHERE m_version IS DISTINCT FROM $v",
-                        documents_version(),
-                        "UPDATE community SET m_version = $v, m_docs = m.docs FROM _marks m WHERE community.repo = m.repo")
+    return done + _mark(store, "community", "pr_template, contributing_text, readme_text", documents, progress,
+                        documents_version(), "m_docs = m.docs")
 
 
-def _mark(store: Store, make: Callable[[pa.RecordBatch], pa.Table], progress: Callable[[int], None] | None, stale: str,
-          version: str, update: str) -> int:
-    """Marks made from the rows `stale` selects, written by `update` once the scan is done (the scan
-    reads the table it updates); only marks are held, never the texts."""
-    made: list[pa.Table] = []
-    for batch in store.conn.sql(stale, params={"v": version}).to_arrow_reader(BATCH):
-        made.append(make(batch))
-        if progress:
-            progress(batch.num_rows)
-    rows = pa.concat_tables(made) if made else None
-    if rows is None or not rows.num_rows:
-        return 0
-    store.conn.register("_marks", rows)
-    try:
-        store.conn.execute(update, {"v": version})
-    finally:
-        store.conn.unregister("_marks")
-    return rows.num_rows
+def _mark(store: Store, table: str, columns: str, make: Callable[[pa.RecordBatch], dict[str, pa.Array]],
+          progress: Callable[[int], None] | None, version: str, sets: str) -> int:
+    """Marks of `table`'s stale rows, made from `columns` and written by `sets`, a span of row ids at
+    a time: the scan reads the table it updates, so a span's marks are held until it is read, and
+    only a span's (at 100,000 repositories a whole table's marks were gigabytes)."""
+    (top,) = store.conn.execute(f"SELECT max(rowid) FROM {table}").fetchall()[0]
+    done = 0
+    for low in range(0, (top if top is not None else -1) + 1, SPAN):
+        made = []
+        reader = store.conn.sql(f"SELECT rowid AS rid, {columns} FROM {table} WHERE m_version IS DISTINCT FROM $v "
+                                f"AND rowid >= $low AND rowid < $high", params={"v": version, "low": low, "high": low + SPAN})
+        for batch in reader.to_arrow_reader(BATCH):
+            made.append(pa.table({"rid": batch.column("rid"), **make(batch)}))
+            if progress:
+                progress(batch.num_rows)
+        rows = pa.concat_tables(made) if made else None
+        if rows is None or not rows.num_rows:
+            continue
+        store.conn.register("_marks", rows)
+        try:
+            store.conn.execute(f"UPDATE {table} SET m_version = $v, {sets} FROM _marks m WHERE {table}.rowid = m.rid", {"v": version})
+        finally:
+            store.conn.unregister("_marks")
+        done += rows.num_rows
+    return done
