@@ -459,11 +459,11 @@ def _why(s: str) -> str | None:
             for rx in _MIRRORS:
                 if rx.search(s):
                     return "mirror"
-    habit = _HABIT.match(_LEAD.sub("", s))
-    if _NO_NEED.search(s) or (_REPORT.match(_LEAD.sub("", s)) and not habit):
+    led = _LEAD.sub("", s)
+    habit = _HABIT.match(led)
+    if _NO_NEED.search(s) or (_REPORT.match(led) and not habit):
         return None
-    # "rather than in bugzilla comments": the place turned down is not the place
-    named = _INSTEAD_OF.sub(" ", s) if _INSTEAD_OF.search(s) else s
+    named = _INSTEAD_OF.sub(" ", s)  # "rather than in bugzilla comments": the place turned down is not the place
     venue, _ = _venue(named, named)
     if venue is None:
         return None
