@@ -46,11 +46,18 @@ CORPUS = list(csv.DictReader((Path(__file__).parents[1] / "data" / "redirect_com
     ("You are welcome to open a PR, but they are used for discussion only. All patches must go to the widget-devel list.", "mailing_list"),
     ("Our maintainer does not pull from GitHub.", "other"),
     ("Development happens in a private tree, so a pull request opened here has nowhere to land.", "other"),
+    # a suggestion that names where, a mirror nobody from the project runs, a refusal of GitHub itself,
+    # a tracker written as one word, the project's own words quoted as such
+    ("I'd strongly recommend that you upload this to our Gerrit at https://review.acme.org, more people read it.", "gerrit"),
+    ("This mirror is not maintained by the acme developers; see their wiki on sending patches.", "other"),
+    ("Our lead maintainer refuses to use GitHub.", "other"),
+    ("For next time, please use the acme bugtracker at https://bugs.acme.org.", "bugzilla"),
+    ("As the README says:\n\n> Pull requests are not accepted here, mail patches to widget-devel@acme.org.", "mailing_list"),
 ])
 def test_each_wording_kind_is_read(text: str, venue: str) -> None:
     said = recognise(text)
     assert said is not None and said.venue == venue
-    assert said.sentence in " ".join(text.split())  # it says which sentence says so
+    assert said.sentence in " ".join(text.replace("> ", "").split())  # it says which sentence says so
 
 
 @pytest.mark.parametrize("text", [
@@ -74,6 +81,12 @@ def test_each_wording_kind_is_read(text: str, venue: str) -> None:
     "It's not worth my time having to subscribe to a mailing list, send one patch and unsubscribe.",
     "In future all changes need to be made in the public repo only, not in the internal one at https://git.acme.com.",
     "Dear maintainer (although this repository is a mirror), would you like to test my merge request?",
+    # one PR's fate, a tool that does not let one do something, another repository, a merge here after all
+    "The import bot copied this PR into the internal tree but did not merge the PR.",
+    "Their Gerrit doesn't allow you to browse a file and open a review request from it.",
+    "Please resubmit the recipe to the right repository (acme-recipes) and/or its bug tracker.",
+    "The official way is the bug tracker at https://bugs.acme.org, but I'll merge this one directly.",
+    "> Pull requests are not accepted here.\n\nThat quote is from the old fork, this repository takes them.",
 ])
 def test_near_misses_are_left(text: str) -> None:
     assert recognise(text) is None
@@ -126,7 +139,7 @@ def test_figures_on_comments_it_was_not_built_from() -> None:
     recall, taken, venues = _rates("held_out")
     assert recall >= 70 / 85 and taken <= 8 / 109 and venues >= 0.9
     recall, taken, venues = _rates("all")
-    assert recall >= 239 / 260 and taken <= 15 / 400 and venues >= 0.9
+    assert recall >= 244 / 260 and taken <= 11 / 400 and venues >= 0.9
 
 
 @given(st.text(max_size=400))

@@ -21,7 +21,7 @@ import re
 from typing import NamedTuple
 
 # Raise when what the reader recognises changes: stored marks are then recomputed (evaluate.marks).
-READER_VERSION = 2
+READER_VERSION = 3
 
 # Where review happens, as a page names it ("review happens on Gerrit"); "other" is a place the text
 # names without a known tool, or none ("elsewhere": PRs are just not taken here).
@@ -52,12 +52,12 @@ _I = re.IGNORECASE  # only for addresses: every other pattern reads the lower-ca
 # Only texts that name a venue or a mirror, or refuse PRs, are read sentence by sentence: plain
 # substring tests on the lower-cased text, so the common comment costs a few microseconds.
 _PLACES = ("mirror", "read-only", "read only", "readonly", "gerrit", "googlesource", "codereview", "phabricator",
-           "differential", "arcanist", "arc diff", "moz-phab", "bugzilla", "bugs.", "bug tracker", "jira", "gitlab",
+           "differential", "arcanist", "arc diff", "moz-phab", "bugzilla", "bugs.", "bug tracker", "bugtracker", "jira", "gitlab",
            "merge request", "codeberg", "forgejo", "gitea", "sourcehut", "sr.ht", "savannah", "trac", "mailing",
            "send-email", "format-patch", "gitgitgadget", "-devel", "-patches", "tech@", "review server", "review system",
            "review board", "reviewboard", "launchpad", "pagure", "sourceforge", "svn", "subversion", "mercurial",
            "upstream", "synced", "exported", "internal", "private", "ticket", "mail", "patch", "only used", "development")
-_NEGATIONS = (" not ", "not.", "n't", "n’t", "never", "nobody", "no one", "cannot", "no longer", "ignored", "closed",
+_NEGATIONS = (" not ", "not.", "n't", "n’t", "never", "nobody", "no one", "cannot", "no longer", "ignored", "closed", "refuse",
               "disabled", "waste", "please no", "stop ", "nowhere", "overwrite", "pointless", "useless", "futile")
 _OBJECTS = ("pull", "pr", "contribut", "github", "change")
 
@@ -116,6 +116,8 @@ _REFUSALS = [
     # "This repository doesn't rely on github PRs", "GitHub does not figure in our process"
     re.compile(r"(?:doesn't|doesn’t|does not|don't|don’t|do not)\s+(?:currently\s+)?(?:use|rely on)\s+github"),
     re.compile(r"github\s+(?:does not|doesn't|doesn’t)\s+figure"),
+    # "Linus refuses to use GitHub", "the maintainers refuse to take pull requests"
+    re.compile(r"\brefus(?:e|es|ed|ing)\s+to\s+(?:use|accept|take|look at|touch)\s+(?:github|(?:github\s+)?(?:pull requests|prs))\b"),
     re.compile(r"(?:are not|aren't|is not|isn't)\s+part of (?:our|the)\s+(?:\w+\s+)?(?:review\s+)?process"),
     re.compile(r"(?:isn't|is not|wasn't)\s+used\s+for\s+(?:accepting\s+)?(?:contributions|development|pull requests)"),
     re.compile(r"\bnot\s+used\s+for\s+(?:\w+\s+)?development\b"),
@@ -141,6 +143,9 @@ _REFUSALS = [
 _NEG_RX = re.compile(_NEG)
 _NARROWED = re.compile(r"\bbranch|\bto them\b|\bunless\b|\bwithout\b|\bthat don't\b|\bthat do not\b|\bbefore you\b|"
                        r"\bfirst open\b|\bfor typos?\b|\btrivial\b|\blarge pull requests\b|\bnew features\b")
+# What is refused is one PR, not PRs: "did not actually merge the PR" is that PR's fate.
+_ONE_PR = re.compile(r"\b(?:the|this|your|my|his|her|that)\s+(?:pull[\s-]?request|pr|patch|change|contribution|submission|"
+                     r"merge request)$")
 _HEDGE = re.compile(r"\b(?:whether|mention|wonder|if this|if the|suggest(?:ion)? that|not sure if)\b")
 
 # "this repository is only a read-only mirror", "It's a one way mirror", "this is unofficial
@@ -152,6 +157,9 @@ _MIRRORS = [
     re.compile(r"\bmirror[\s-]only\b|\bone[\s-]way\s+mirror\b|\bread[\s-]only\s+(?:mirror|copy|conversion|repo|repository)\b"),
     re.compile(r"\b(?:repo|repository)\s+(?:is|are)\s+(?:\w+\s+)?read[\s-]?only\b"),
     re.compile(r"\bmirror\s+(?:there\s+)?is\s+(?:\w+\s+)?(?:unofficial|unmonitored|read[\s-]only)"),
+    # "This mirror is not managed by the wine team"
+    re.compile(r"\b(?:this|the|our)\s+(?:github\s+)?mirror\s+is\s+(?:not|n't)\s+(?:\w+\s+)?(?:managed|maintained|run|operated|"
+               r"owned|official|monitored|watched)\b"),
     # "This repository is automatically synced from our internal one", "is mirrored from https://..."
     re.compile(_SUBJECT + r"\s+(?:is|are)\s+(?:\w+\s+)?(?:mirrored|synced|synchronized|exported|copied|generated)\s+from\b"),
     # "GitHub is only used for CI", "the GitHub repo is not the main one"
@@ -177,7 +185,7 @@ _VENUE_WORDS = [
     ("savannah", re.compile(r"\bsavannah\b")),
     ("trac", re.compile(r"\btrac\b|newticket")),
     ("jira", re.compile(r"\bjira\b")),
-    ("bugzilla", re.compile(r"bugzilla|\bbug tracker\b|\bbug report\b|\bfile a bug\b|\bbugs\.[\w.-]+")),
+    ("bugzilla", re.compile(r"bugzilla|\bbug ?trackers?\b|\bbug report\b|\bfile a bug\b|\bbugs\.[\w.-]+")),
     ("mailing_list", re.compile(r"mailing[\s-]?lists?|\bml\b|\bsend-email\b|\bformat-patch\b|\bgitgitgadget\b|"
                                 r"\b(?:e-?)?mail(?:ing|ed)? (?:the )?patch|\bpatch(?:es)? (?:via|by|as|in|over|through) (?:e-?)?mail|"
                                 r"\bplain[\s-]text (?:e-?)?mail|\b[\w-]+-(?:devel|patches|dev|hackers|technical)\b|\btech@")),
@@ -202,7 +210,7 @@ _DIRECT = re.compile(
     r"(?:\bplease,?\s+(?:\w+\s+)?|\bkindly\s+|"
     r"\byou\s+(?:will\s+|would\s+|'ll\s+|may\s+|might\s+)?(?:need to|must|should|have to|can|could|want to)\s+(?:\w+\s+)?|"
     r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?|\bhopefully you can\s+|\bare you able to\s+|"
-    r"\bi (?:would |'d )?(?:suggest|recommend|advise)(?: you)?(?: to)?\s+|\bit'?s best to\s+)"
+    r"\bi(?: would|'d)? (?:strongly )?(?:suggest|recommend|advise)(?: that)?(?: you)?(?: to)?\s+|\bit'?s best to\s+)"
     + _VERBS + r"(?:s|ing|ting|ing)?\b|\b(?:suggest|recommend)\s+using\b)")
 # Directions that read as such only when the sentence is addressed to the reader (_ADDRESSED):
 # "please split the change ... and send them to the mailing list", "if you're not willing to upload
@@ -256,6 +264,7 @@ _WELCOME = re.compile(
     r"\b(?:take|accept)\s+(?:github\s+)?(?:pull[\s-]?requests?|\bprs?\b)\s+too\b|"
     r"\ballowing\s+(?:github\s+)?(?:pull[\s-]?requests?|\bprs?\b)|"
     r"\bmerge (?:this|it) anyway\b|\bcarry on\b|\bany way you (?:like|want)\b|"
+    r"\bbut\s+(?:i|we)(?:'ll| will)\s+(?:\w+\s+){0,2}?(?:merge|take|accept|land)\s+(?:this|it)\b|"
     r"\bway to contribute is to (?:make|open|send|submit) an? (?:pull request|pr)\b|"
     r"\bexpects contributions being made through github|\bwe absolutely accept\b|"
     r"\b(?:are|is) accepted via\b.*\bpull requests\b|\bonly one way to send\b|"
@@ -264,13 +273,14 @@ _WELCOME = re.compile(
 _TAKEN = re.compile(r"(?<!\bbe )(?<!\bbeen )\b(?:merged|applied|committed|integrated|cherry[\s-]?picked)\b|"
                     r"\bi'?ll (?:merge|apply|cherry)|\bwill merge\b")
 # A change for another project: vendored code, upstream of this one.
-_ELSEWHERE_PROJECT = re.compile(r"\bvendor(?:ed|ing)?\b|\bupstream\b|\boriginate|\bthird[\s-]party\b")
+_ELSEWHERE_PROJECT = re.compile(r"\bvendor(?:ed|ing)?\b|\bupstream\b|\boriginate|\bthird[\s-]party\b|"
+                                r"\b(?:the|a|an)\s+(?:appropriate|right|correct|proper|other|different|separate)\s+(?:repo|repository)\b")
 _NO_NEED = re.compile(r"\bno need to\b|\bdon't need to\b|\bdo not need to\b|\bnot necessary to\b")
 _QUESTION_START = re.compile(r"^(?:do|does|did|is|isn't|are|aren't|why|what|how|where|who|which|when|would it|"
                              r"should|shall|was|were|have|has|any)\b")
 _LEAD = re.compile(r"^(?:@[\w-]+[,:]?|[*\-•>\s(])+")
 _TRAILING_QUESTION = re.compile(r",\s*(?:why|what|how|is|are|do|does|isn't)\b[^,]*\?\s*$")
-_REPORT = re.compile(r"^(?:i|i'm|i've|i'd|i'll|we've)\b")
+_REPORT = re.compile(r"^(?!i(?: would|'d)? (?:strongly )?(?:suggest|recommend|advise)\b)(?:i|i'm|i've|i'd|i'll|we've)\b")
 _POLITE = re.compile(r"\b(?:can|could|would|will)\s+you\b|\bare you able\b|\bhopefully\b|\bplease\b")
 # Where an obligation sends the change, when that is this repository: "made in the public repo only".
 _HERE_DEST = re.compile(r"\s*(?:\w+\s+)?(?:(?:the|this|our)\s+(?:public\s+|github\s+)?(?:repo|repository)\b|github\b|here\b)")
@@ -285,6 +295,9 @@ _BESIDE_PRS = re.compile(r"\b(?:before|when|prior to)\s+(?:opening|creating|subm
                          r"(?:pull request|pr)\b|\btitle of (?:the|your) (?:pull request|pr)\b")
 # Another way besides this one: "you can also send your contributions via email".
 _ALSO = re.compile(r"\b(?:can|could|may|might)\s+also\b|\balso\s+(?:possible|welcome|accepted|fine)\b")
+# A tool that does not let one do what follows, in the same clause: "gerrit doesn't allow you to
+# peek a file and create a review request" complains about the tool, it directs no one there.
+_NEGATED_CLAUSE = re.compile(r"(?:\bnot|n't|\bnever|\bcannot)\s+(?:let|allow|permit|enable|support)s?\b[^,;:()]*$")
 _UNWILLING = re.compile(r"\bnot worth\b|\bhaving to\b|\bthe point of\b|\bno point\b|\bdon't want to\b|\brefuse to\b")
 # "Use the mailing lists." as the whole of a sentence is a direction to send the change there.
 _BARE_LIST = re.compile(r"(?m)^\W*(?:please\s+)?(?:use|try)\s+(?:the|our|a)\s+(?:\w+\s+)?mailing[\s-]?lists?\W*$")
@@ -295,6 +308,10 @@ _LIST_HOSTS = ("lists.", "vger.kernel.org", "googlegroups.com", "groups.io", "fr
 # phrase in quotation marks is a mention ("Pull requests are not accepted.", as an example).
 _CODE = re.compile(r"```.*?```", re.S)
 _QUOTED_LINE = re.compile(r"(?m)^\s*>.*$")
+# ...unless the text quotes the project's own documents, as its words: "As the README says:" then "> ..."
+_PROJECT_QUOTE = re.compile(r"(?im)^[^>\n]*\b(?:description|readme|contributing|guidelines|documentation|"
+                            r"pull request template|repo title|repository title)\b[^\n]*:\s*$(?=\s*^\s*>)")
+_QUOTE_MARK = re.compile(r"(?m)^\s*>\s?")
 _SHORT_QUOTE = re.compile(r"[\"“”]([^\"“”\n]{0,80})[\"“”]")
 _SPLIT = re.compile(r"(?<=[.!?])\s+(?=[^a-z\s])|(?<=[.!?])\s*\n|\n\s*\n|\n\s*(?=[-*•]\s|\d+[.)]\s)|(?<=[!?])\s+")
 _WORDS = re.compile(r"[\w'’-]+")
@@ -416,7 +433,7 @@ _FORGES = (("gitlab", ("gitlab.com", "gitlab.gnome.org", "gitlab.freedesktop.org
            ("savannah", ("savannah.gnu.org", "savannah.nongnu.org", "git.savannah.gnu.org")))
 
 # Words without which a family of patterns cannot match: the patterns run only past them.
-_REFUSAL_GATE = ("not", "n't", "never", "nobody", "no one", "no ", "nothing", "cannot", "ignored", "closed", "disabled",
+_REFUSAL_GATE = ("not", "n't", "never", "nobody", "no one", "no ", "nothing", "cannot", "ignored", "closed", "disabled", "refus",
                  "rejected", "unsupported", "unmonitored", "discarded", "disallowed", "waste", "avoided", "stop",
                  "overwritten", "overwrite", "lost", "instead", "nowhere", "pointless", "useless", "futile")
 _MIRROR_GATE = ("mirror", "read-only", "read only", "readonly", "conversion", "export", "synced", "synchronized",
@@ -429,7 +446,10 @@ _RANK = {"refusal": 0, "mirror": 1, "directive": 2, "process": 3}
 def _sentences(text: str) -> list[tuple[str, str]]:
     """The text's own sentences, each with its lower-cased form; quotes and code set aside."""
     text = _CODE.sub(" ", text)
-    text = _QUOTED_LINE.sub(" ", text)
+    if _PROJECT_QUOTE.search(text):  # "From the repository description: > Please don't submit PRs": its own words
+        text = _QUOTE_MARK.sub("", text)
+    else:
+        text = _QUOTED_LINE.sub(" ", text)
     text = _SHORT_QUOTE.sub(lambda m: " " if len(_WORDS.findall(m.group(1))) <= 8 else " " + m.group(1) + " ", text)
     text = text.replace("’", "'").replace("**", "").replace("__", "")
     return [(s, s.lower()) for s in (p.strip() for p in _SPLIT.split(text) if p) if s]
@@ -453,8 +473,9 @@ def _why(s: str) -> str | None:
     if not _HEDGE.search(s):
         if _any(s, _REFUSAL_GATE) and not _NARROWED.search(s):
             for rx in _REFUSALS:
-                if rx.search(s):
-                    return "refusal"
+                for m in rx.finditer(s):
+                    if not _ONE_PR.search(m.group(0)):
+                        return "refusal"
         if _any(s, _MIRROR_GATE):
             for rx in _MIRRORS:
                 if rx.search(s):
@@ -472,6 +493,8 @@ def _why(s: str) -> str | None:
     if _BESIDE_PRS.search(s) or _ALSO.search(s):
         return None  # a tracker beside the PR ("create an issue in JIRA before opening a pull request"), or another way too
     direct = _DIRECT.search(s) or (_ADDRESSED.search(s) and _DIRECT_ADDRESSED.search(s)) or None
+    if direct and _NEGATED_CLAUSE.search(s, 0, direct.start()):
+        direct = None  # "gerrit doesn't allow you to peek a file and create a review request": a complaint
     if direct and _UNWILLING.search(s, 0, direct.start()):
         direct = None  # "not worth my time having to subscribe to a mailing list, send one PR"
     if direct and (venue not in ("mailing_list", "other") or _CHANGE.search(s[direct.start():])):
