@@ -205,12 +205,14 @@ _LIST_MAILBOX = re.compile(r"list|devel|patches|tech|discuss|hackers|dev\b|-dev|
 # A direction: imperative, a polite request, an obligation, or "the proper way is".
 _VERBS = (r"(?:re-?)?(?:submit|send|post|upload|open|file|create|push|propose|use|make|redo|direct|attach|go through|"
           r"summit|contribute|e-?mail|mail|report|move|bring|follow|consider|head over|go|visit|raise|take)")
+# A suggestion in the first person directs the reader: "I'd recommend that you push these to Gerrit".
+_SUGGEST = r"i(?: would|'d)? (?:strongly )?(?:suggest|recommend|advise)"
 _DIRECT = re.compile(
     r"(?:(?:^[-*•]?\s*|[,;:(–—•]\s*|\s[-*]\s+|\binstead,?\s+|\bthen\s+)" + _VERBS + r"\b|"
     r"(?:\bplease,?\s+(?:\w+\s+)?|\bkindly\s+|"
     r"\byou\s+(?:will\s+|would\s+|'ll\s+|may\s+|might\s+)?(?:need to|must|should|have to|can|could|want to)\s+(?:\w+\s+)?|"
     r"\b(?:can|could|would|will)\s+you\s+(?:please\s+)?|\bhopefully you can\s+|\bare you able to\s+|"
-    r"\bi(?: would|'d)? (?:strongly )?(?:suggest|recommend|advise)(?: that)?(?: you)?(?: to)?\s+|\bit'?s best to\s+)"
+    r"\b" + _SUGGEST + r"(?: that)?(?: you)?(?: to)?\s+|\bit'?s best to\s+)"
     + _VERBS + r"(?:s|ing|ting|ing)?\b|\b(?:suggest|recommend)\s+using\b)")
 # Directions that read as such only when the sentence is addressed to the reader (_ADDRESSED):
 # "please split the change ... and send them to the mailing list", "if you're not willing to upload
@@ -280,7 +282,7 @@ _QUESTION_START = re.compile(r"^(?:do|does|did|is|isn't|are|aren't|why|what|how|
                              r"should|shall|was|were|have|has|any)\b")
 _LEAD = re.compile(r"^(?:@[\w-]+[,:]?|[*\-•>\s(])+")
 _TRAILING_QUESTION = re.compile(r",\s*(?:why|what|how|is|are|do|does|isn't)\b[^,]*\?\s*$")
-_REPORT = re.compile(r"^(?!i(?: would|'d)? (?:strongly )?(?:suggest|recommend|advise)\b)(?:i|i'm|i've|i'd|i'll|we've)\b")
+_REPORT = re.compile(r"^(?!" + _SUGGEST + r"\b)(?:i|i'm|i've|i'd|i'll|we've)\b")
 _POLITE = re.compile(r"\b(?:can|could|would|will)\s+you\b|\bare you able\b|\bhopefully\b|\bplease\b")
 # Where an obligation sends the change, when that is this repository: "made in the public repo only".
 _HERE_DEST = re.compile(r"\s*(?:\w+\s+)?(?:(?:the|this|our)\s+(?:public\s+|github\s+)?(?:repo|repository)\b|github\b|here\b)")
@@ -493,10 +495,10 @@ def _why(s: str) -> str | None:
     if _BESIDE_PRS.search(s) or _ALSO.search(s):
         return None  # a tracker beside the PR ("create an issue in JIRA before opening a pull request"), or another way too
     direct = _DIRECT.search(s) or (_ADDRESSED.search(s) and _DIRECT_ADDRESSED.search(s)) or None
-    if direct and _NEGATED_CLAUSE.search(s, 0, direct.start()):
-        direct = None  # "gerrit doesn't allow you to peek a file and create a review request": a complaint
-    if direct and _UNWILLING.search(s, 0, direct.start()):
-        direct = None  # "not worth my time having to subscribe to a mailing list, send one PR"
+    if direct and (_UNWILLING.search(s, 0, direct.start()) or _NEGATED_CLAUSE.search(s, 0, direct.start())):
+        # "not worth my time having to subscribe to a mailing list, send one PR"; "gerrit doesn't
+        # allow you to peek a file and create a review request": what follows is not asked for
+        direct = None
     if direct and (venue not in ("mailing_list", "other") or _CHANGE.search(s[direct.start():])):
         return "directive"
     if venue == "mailing_list" and _BARE_LIST.search(s):
