@@ -1,7 +1,8 @@
 -- SPEC §3 (maintainer): association OWNER, MEMBER or COLLABORATOR on anything in the window, a
 -- write-level act on someone else's PR in the window, the merger, or CODEOWNERS; never a bot.
 -- Each act keeps its place (PR number, then the author, the merger, the items in order), so a
--- maintainer's reason is the first act found.
+-- maintainer's reason is the first act found; of an account's acts on items, only the first of
+-- each reason is kept (millions of items, a few thousand maintainers).
 CREATE OR REPLACE TEMP TABLE j_acts AS
 WITH win AS (SELECT getvariable('win_start') AS s, getvariable('win_end') AS e)
 SELECT p.repo, p.author AS login, p.author_type AS type, 'association ' || p.author_association AS why, p.number, 0 AS step, NULL AS place
@@ -16,12 +17,14 @@ WHERE nullif(p.merged_by, '') IS NOT NULL AND p.merged_at >= win.s AND p.merged_
   AND NOT EXISTS (SELECT 1 FROM timeline t WHERE t.repo = p.repo AND t.number = p.number AND t.kind = 'merged')
 UNION ALL
 SELECT i.repo, i.actor, i.actor_type,
-       CASE WHEN i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') THEN 'association ' || i.assoc ELSE w.why END, i.number, 2, i.place
+       CASE WHEN i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') THEN 'association ' || i.assoc ELSE w.why END AS why,
+       min(i.number), 2, arg_min(i.place, (i.number, i.place))
 FROM j_items i
 JOIN pulls p ON p.repo = i.repo AND p.number = i.number
 LEFT JOIN rule_write_actions w ON w.kind = i.kind, win
 WHERE i.ts >= win.s AND i.actor IS NOT NULL
   AND (i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') OR (w.kind IS NOT NULL AND i.actor_low <> lower(coalesce(p.author, ''))))
+GROUP BY ALL
 UNION ALL
 SELECT c.repo, o.login, NULL, 'named in CODEOWNERS', 2147483647, 0, NULL
 FROM community c, unnest(c.codeowners) AS o(login)

@@ -4,7 +4,7 @@
 -- redirect to where review happens, pasted by hand. Also, per item, what the PR's verdict needs:
 -- is its actor a bot, a maintainer; is the item a redirect (SPEC §6) and by whom.
 CREATE OR REPLACE TEMP TABLE j_judged_items AS
-SELECT i.repo, i.number, i.place, i.kind, i.ts, i.actor, i.node_id,
+SELECT i.repo, i.number, i.kind, i.ts, i.actor, i.node_id,
        coalesce(i.actor_low = lower(nullif(p.author, '')), false) AS by_author,
        CASE WHEN i.actor IS NULL THEN coalesce(i.actor_type = 'Bot', false) ELSE b.bot END AS bot,
        m.login IS NOT NULL AS maintainer,
@@ -18,8 +18,9 @@ LEFT JOIN j_maintainers m ON m.repo = i.repo AND m.login = i.actor_low
 LEFT JOIN j_found f ON f.fp = i.fp AND i.chars >= getvariable('min_chars') AND i.words >= getvariable('min_words')
 LEFT JOIN rule_bridges g ON g.norm = b.norm;
 
-CREATE OR REPLACE TEMP TABLE j_responses AS
-SELECT repo, number, place, kind, actor, ts
+-- A view: the verdicts read it once (a table of a million rows cost half a second to write).
+CREATE OR REPLACE TEMP VIEW j_responses AS
+SELECT repo, number, (ts, node_id) AS place, kind, actor, ts
 FROM j_judged_items
 WHERE kind IN ('comment', 'review') AND actor IS NOT NULL AND NOT by_author AND NOT bot
   AND (maintainer OR assoc = 'CONTRIBUTOR')
