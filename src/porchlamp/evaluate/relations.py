@@ -47,6 +47,15 @@ RELATIONS = ("01_items", "02_logins", "03_sightings", "03_templates", "04_bots",
              "08_verdicts", "09_commits", "10_figures")
 
 
+# What no later relation reads, dropped once the relation named has run: the temporary tables are held
+# in DuckDB's memory budget, and the verdicts spilled to disk for want of the room they took.
+DONE_WITH: dict[str, tuple[str, ...]] = {
+    "04_bots": ("TABLE j_own_said", "TABLE j_sightings"),
+    "05_maintainers": ("TABLE j_acts",),
+    "08_verdicts": ("VIEW j_responses", "TABLE j_judged_items"),
+}
+
+
 def _sql(name: str) -> str:
     return resources.files("porchlamp.evaluate").joinpath("sql", f"{name}.sql").read_text(encoding="utf-8")
 
@@ -123,6 +132,8 @@ def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, setti
         if name == "09_commits":
             redirects(conn)
         conn.execute(_sql(name))
+        for kind, done in (d.split() for d in DONE_WITH.get(name, ())):
+            conn.execute(f"DROP {kind} IF EXISTS {done}")
 
 
 def quote(text: str) -> str:
