@@ -193,10 +193,11 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
                     sample: Commits, repo: Repository | None = None) -> GateResult:
     """Undecided when review happens elsewhere or PRs are not taken here: redirects on most of its
     `outside_prs` (by a bridge bot, a maintainer, or anyone where no maintainer acts: each of the
-    `redirected_prs` with its own `redirect`); the project's PR template, CONTRIBUTING or README saying so (`documents`: (venue,
-    document, passage), as `marks.document_marks` read them when stored); its description or
-    homepage (a mirror's label, the project's repository on another forge); or review trailers on
-    most recent commits. Decided before unrated: however few PRs a project has."""
+    `redirected_prs` with its own `redirect`); the project's PR template, CONTRIBUTING or README
+    saying so (`documents`: (venue, document, passage), as `marks.document_marks` read them when
+    stored); its description or homepage (a mirror's label, the project's repository on another
+    forge); or review trailers on most recent commits. Decided before unrated: however few PRs a
+    project has."""
     votes: dict[str, int] = {}
     quotes: dict[str, list[dict[str, str]]] = {}
     redirected: set[int] = set()
