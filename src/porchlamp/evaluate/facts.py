@@ -47,14 +47,12 @@ class Figures(NamedTuple):
 NO_PRS = Figures(0, 0, 0, 0, 0, None, None, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 
-class Outside(NamedTuple):
-    """An outside PR pointed elsewhere, as the off-GitHub gate reads it: its outcome, and where it
-    was pointed instead (JSON)."""
+class Redirected(NamedTuple):
+    """An outside PR pointed elsewhere, as the off-GitHub gate reads it: its number, and where it
+    was pointed instead (JSON: kind, who, quote)."""
 
-    repo: str
     number: int
-    outcome: str
-    redirect: str | None
+    redirect: str
 
 
 class Commits(NamedTuple):
@@ -90,7 +88,7 @@ class RepoFacts:
     issues: tuple[Issue, ...]  # open, unassigned and labelled: all a good first issue can be
     dependents: Dependents | None
     commits: Commits
-    redirected: tuple[Outside, ...]  # the outside PRs pointed elsewhere (the rest are counted in figures)
+    redirected: tuple[Redirected, ...]  # the outside PRs pointed elsewhere (the rest are counted in figures)
     figures: Figures
     maintainers: dict[str, str]  # login (lower case) -> the first reason found
     own_bots: tuple[OwnBot, ...] = ()
@@ -139,7 +137,7 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
                               "last_human_message, human_trailers FROM j_commits WHERE repo BETWEEN ? AND ?", span)
         # Only the PRs pointed elsewhere: the gates count the rest from `figures` (reading every outside
         # PR into Python cost 2 s at 11,000 repositories).
-        redirected = _rows(conn, "SELECT repo, repo, number, outcome, redirect FROM j_outside WHERE repo BETWEEN ? AND ? "
+        redirected = _rows(conn, "SELECT repo, number, redirect FROM j_outside WHERE repo BETWEEN ? AND ? "
                                  "AND redirect IS NOT NULL ORDER BY repo, number", span)
         figures = _rows(conn, f"SELECT repo, {', '.join(Figures._fields)} FROM j_figures WHERE repo BETWEEN ? AND ?", span)
         maintainers = _rows(conn, "SELECT repo, login, why FROM j_maintainers WHERE repo BETWEEN ? AND ?", span)
@@ -156,7 +154,7 @@ def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterato
                 issues=tuple(issues.get(name, ())),
                 dependents=dependents[name][0] if name in dependents else None,
                 commits=Commits(*commits[name][0]) if name in commits else NO_COMMITS,
-                redirected=tuple(Outside(*o) for o in redirected.get(name, ())),
+                redirected=tuple(Redirected(*o) for o in redirected.get(name, ())),
                 figures=Figures(*fig[0]) if fig else NO_PRS,
                 maintainers=dict(maintainers.get(name, ())),
                 own_bots=tuple(OwnBot(login, prs, of, quote(body or "")) for login, prs, of, body in own.get(name, ())),

