@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from porchlamp.config import Settings, settings_from_dict
@@ -29,18 +30,20 @@ def sql_bots(accounts: list[tuple[str, str, str | None]], rules=RULES) -> dict[t
     conn = duckdb.connect()
     conn.register("_seen", pa.table({"repo": [a[0] for a in accounts], "actor": [a[1] for a in accounts],
                                      "actor_type": pa.array([a[2] for a in accounts], pa.string())}))
-    conn.execute("CREATE TABLE j_items AS SELECT repo, actor, actor_type FROM _seen")
+    conn.execute("CREATE TABLE j_items AS SELECT repo, hash(repo) AS rk, actor, actor_type FROM _seen")
+    conn.execute("CREATE TABLE j_repo_keys AS SELECT DISTINCT hash(repo) AS rk, repo FROM _seen")
     conn.execute("CREATE TABLE pulls (repo VARCHAR, author VARCHAR, author_type VARCHAR, merged_by VARCHAR)")
+    conn.execute("CREATE VIEW j_pulls AS SELECT hash(repo) AS rk, * FROM pulls")
     conn.execute("CREATE TABLE community (repo VARCHAR, codeowners VARCHAR[])")
     conn.execute("CREATE TABLE commits (repo VARCHAR, author_login VARCHAR, author_type VARCHAR, author_name VARCHAR)")
     conn.execute("CREATE TABLE j_behaviour (login VARCHAR)")
     conn.execute("CREATE TABLE j_found (fp BIGINT)")
-    conn.execute("CREATE TABLE j_sightings (repo VARCHAR, number INTEGER, in_window BOOLEAN, node_id VARCHAR, ts TIMESTAMP, login VARCHAR, "
+    conn.execute("CREATE TABLE j_sightings (rk UBIGINT, number INTEGER, in_window BOOLEAN, node_id VARCHAR, ts TIMESTAMP, login VARCHAR, "
                  "by_author BOOLEAN, fp BIGINT, own_fp BIGINT, curated BOOLEAN, redirect BOOLEAN)")
     relations._prepare(conn, datetime(2026, 4, 1), datetime(2026, 10, 15), S, rules)
     for name in ("02_logins", "04_bots"):
         conn.execute(relations._sql(name))
-    return {(r, login, t): bot for r, login, t, bot in conn.execute("SELECT repo, login, type, bot FROM j_bots").fetchall()}
+    return {(r, login, t): bot for r, login, t, bot in conn.execute("SELECT k.repo, b.login, b.type, b.bot FROM j_bots b JOIN j_repo_keys k USING (rk)").fetchall()}
 
 
 def test_labelled_accounts_are_bots_alike_in_sql_and_python() -> None:
@@ -85,3 +88,14 @@ def test_marks_of_a_text() -> None:
     # The version names the rule data the marks read, and nothing else.
     assert marks_version(replace(RULES, bot_templates=(*RULES.bot_templates, "a new phrase"))) != marks_version(RULES)
     assert marks_version(load_rules(settings_from_dict({"bots": {"extra_logins": ["acme-valet"]}}))) == marks_version(RULES)
+
+
+def test_two_repositories_with_one_key_are_refused_by_name() -> None:
+    """The relations join repositories by a hash of the name: a clash is refused, naming both."""
+    conn = duckdb.connect()
+    conn.execute("CREATE TABLE j_repo_keys AS SELECT * FROM (VALUES (7::UBIGINT, 'b/two'), (7::UBIGINT, 'a/one'), (8::UBIGINT, 'c/three')) "
+                 "AS k(rk, repo)")
+    with pytest.raises(relations.KeyClash, match="repositories a/one, b/two share one key"):
+        relations._distinct_keys(conn)
+    conn.execute("DELETE FROM j_repo_keys WHERE repo = 'b/two'")
+    relations._distinct_keys(conn)

@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from porchlamp.config import Settings
+from porchlamp.errors import PorchlampError
 from porchlamp.evaluate.rules import Rules
 
 QUOTE_CHARS = 300
@@ -109,6 +110,10 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
 TemplateIndex = tuple[pa.Table, pa.Table]  # (j_found, j_behaviour)
 
 
+class KeyClash(PorchlampError):
+    """Two repository names hash to one key (`_distinct_keys`)."""
+
+
 def template_index(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, settings: Settings,
                    rules: Rules) -> TemplateIndex:
     """The snapshot's templates and the accounts that act as bots (SPEC section 5), from every
@@ -116,6 +121,8 @@ def template_index(conn: duckdb.DuckDBPyConnection, start: datetime, end: dateti
     _prepare(conn, start, end, settings, rules)
     for name in RELATIONS[:RELATIONS.index("03_templates") + 1]:
         conn.execute(_sql(name))
+        if name == "01_items":
+            _distinct_keys(conn)
     return conn.sql("SELECT * FROM j_found").to_arrow_table(), conn.sql("SELECT * FROM j_behaviour").to_arrow_table()
 
 
@@ -132,8 +139,20 @@ def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, setti
         if name == "09_commits":
             redirects(conn)
         conn.execute(_sql(name))
+        if name == "01_items":
+            _distinct_keys(conn)
         for kind, done in (d.split() for d in DONE_WITH.get(name, ())):
             conn.execute(f"DROP {kind} IF EXISTS {done}")
+
+
+def _distinct_keys(conn: duckdb.DuckDBPyConnection) -> None:
+    """The relations join repositories by a 64-bit hash of the name (`rk`): two names with one hash
+    (about one chance in 10^9 at 100,000 repositories) would judge as one, so they are refused."""
+    clash = conn.execute("SELECT list(repo ORDER BY repo) FROM j_repo_keys WHERE rk IN "
+                         "(SELECT rk FROM j_repo_keys GROUP BY rk HAVING count(*) > 1)").fetchone()
+    if clash and clash[0]:
+        raise KeyClash(f"repositories {', '.join(clash[0])} share one key; evaluating them together would mix their "
+                       "PRs. Evaluate them in separate stores, and report this: it should not happen")
 
 
 def quote(text: str) -> str:
@@ -150,10 +169,10 @@ _BY = {"bot": "a bot", "maintainer": "a maintainer, by hand", "contributor": "a 
 def redirects(conn: duckdb.DuckDBPyConnection) -> None:
     """`j_redirects`: each outside PR pointed elsewhere, as [kind, "actor (by whom)", quote] in JSON.
     Written here, for the few PRs that have one: the quote is the item's text on one line."""
-    rows = conn.execute("SELECT v.repo, v.number, v.redirect_kind, v.redirect_actor, v.redirect_by, t.body FROM j_verdicts v "
+    rows = conn.execute("SELECT v.rk, v.number, v.redirect_kind, v.redirect_actor, v.redirect_by, t.body FROM j_verdicts v "
                         "JOIN timeline t ON t.node_id = v.redirect_node ORDER BY v.repo, v.number").fetchall()
     _put(conn, "j_redirects", pa.table({
-        "repo": pa.array([r[0] for r in rows], pa.string()), "number": pa.array([r[1] for r in rows], pa.int32()),
+        "rk": pa.array([r[0] for r in rows], pa.uint64()), "number": pa.array([r[1] for r in rows], pa.int32()),
         "redirect": pa.array([json.dumps([kind, f"{actor} ({_BY[by]})", quote(body or "")],
                                          ensure_ascii=False) for _, _, kind, actor, by, body in rows], pa.string()),
     }))

@@ -10,34 +10,35 @@
 -- opened in the window count, as only they are collected. So an account that also writes in its own
 -- words stays a person, and its canned reply is its answer.
 CREATE OR REPLACE TEMP TABLE j_own_said AS
-SELECT s.repo, s.login, s.number, s.node_id, s.ts, s.own_fp
+SELECT s.rk, s.login, s.number, s.node_id, s.ts, s.own_fp
 FROM j_sightings s LEFT JOIN j_found f ON f.fp = s.fp
 WHERE s.in_window AND NOT s.by_author AND NOT s.redirect AND NOT s.curated AND f.fp IS NULL;
 
 CREATE OR REPLACE TEMP TABLE j_own_bots AS
 WITH texts AS (
-    SELECT repo, login, own_fp, count(DISTINCT number) AS prs, arg_min(node_id, (ts, node_id)) AS node
-    FROM j_own_said WHERE own_fp IS NOT NULL GROUP BY repo, login, own_fp
+    SELECT rk, login, own_fp, count(DISTINCT number) AS prs, arg_min(node_id, (ts, node_id)) AS node
+    FROM j_own_said WHERE own_fp IS NOT NULL GROUP BY rk, login, own_fp
 ), said AS (
-    SELECT s.repo, s.login, s.number, coalesce(t.prs >= getvariable('own_min_prs'), false) AS templated
-    FROM j_own_said s LEFT JOIN texts t ON t.repo = s.repo AND t.login = s.login AND t.own_fp = s.own_fp
+    SELECT s.rk, s.login, s.number, coalesce(t.prs >= getvariable('own_min_prs'), false) AS templated
+    FROM j_own_said s LEFT JOIN texts t ON t.rk = s.rk AND t.login = s.login AND t.own_fp = s.own_fp
 )
-SELECT a.repo, a.login, a.prs, a.of_prs, t.node
+SELECT k.repo, a.rk, a.login, a.prs, a.of_prs, t.node
 FROM (
-    SELECT repo, login, count(DISTINCT number) FILTER (WHERE templated) AS prs, count(DISTINCT number) AS of_prs
-    FROM said GROUP BY repo, login
+    SELECT rk, login, count(DISTINCT number) FILTER (WHERE templated) AS prs, count(DISTINCT number) AS of_prs
+    FROM said GROUP BY rk, login
     HAVING count(*) FILTER (WHERE templated) >= getvariable('behaviour_share') * count(*)
        AND count(DISTINCT number) FILTER (WHERE templated) >= getvariable('own_min_prs')
 ) a
-JOIN (SELECT repo, login, arg_max(node, (prs, node)) AS node FROM texts GROUP BY repo, login) t
-  ON t.repo = a.repo AND t.login = a.login;
+JOIN (SELECT rk, login, arg_max(node, (prs, node)) AS node FROM texts GROUP BY rk, login) t
+  ON t.rk = a.rk AND t.login = a.login
+JOIN j_repo_keys k ON k.rk = a.rk;
 
 -- SPEC §3 (bot): the verdict on each account of a repository: its type or form, else the
 -- allow-list of people first, then the list, behaviour (across repositories, or in this one), patterns
 -- and the project's name.
 CREATE OR REPLACE TEMP TABLE j_bots AS
-SELECT a.repo, a.login, a.type, a.norm,
+SELECT a.rk, a.login, a.type, a.norm,
        a.typed OR (NOT a.human AND (a.named OR b.login IS NOT NULL OR o.login IS NOT NULL)) AS bot
 FROM j_accounts a
 LEFT JOIN j_behaviour b ON b.login = a.norm
-LEFT JOIN j_own_bots o ON o.repo = a.repo AND o.login = a.norm;
+LEFT JOIN j_own_bots o ON o.rk = a.rk AND o.login = a.norm;

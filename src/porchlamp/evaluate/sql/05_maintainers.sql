@@ -5,33 +5,35 @@
 -- each reason is kept (at 11,000 repositories, 2.3 million acts become about 100,000 rows).
 CREATE OR REPLACE TEMP TABLE j_acts AS
 WITH win AS (SELECT getvariable('win_start') AS s, getvariable('win_end') AS e)
-SELECT p.repo, p.author AS login, p.author_type AS type, 'association ' || p.author_association AS why, p.number, 0 AS step, NULL AS place
-FROM pulls p, win
+SELECT p.rk, p.author AS login, p.author_type AS type, 'association ' || p.author_association AS why, p.number, 0 AS step, NULL AS place
+FROM j_pulls p, win
 WHERE p.created_at >= win.s AND p.created_at < win.e AND p.author_association IN ('OWNER', 'MEMBER', 'COLLABORATOR')
   AND nullif(p.author, '') IS NOT NULL
 UNION ALL
-SELECT p.repo, p.merged_by, NULL, 'merged a PR', p.number, 1, NULL
-FROM pulls p, win
+SELECT p.rk, p.merged_by, NULL, 'merged a PR', p.number, 1, NULL
+FROM j_pulls p, win
 WHERE nullif(p.merged_by, '') IS NOT NULL AND p.merged_at >= win.s AND p.merged_at < win.e
   AND lower(p.merged_by) <> lower(coalesce(p.author, ''))
   AND NOT EXISTS (SELECT 1 FROM timeline t WHERE t.repo = p.repo AND t.number = p.number AND t.kind = 'merged')
 UNION ALL
-SELECT i.repo, i.actor, i.actor_type,
+SELECT i.rk, i.actor, i.actor_type,
        CASE WHEN i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') THEN 'association ' || i.assoc ELSE w.why END AS why,
        min(i.number), 2, arg_min(i.place, (i.number, i.place))
 FROM j_items i
-JOIN pulls p ON p.repo = i.repo AND p.number = i.number
+JOIN j_pulls p ON p.rk = i.rk AND p.number = i.number
 LEFT JOIN rule_write_actions w ON w.kind = i.kind, win
 WHERE i.ts >= win.s AND i.actor IS NOT NULL
   AND (i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') OR (w.kind IS NOT NULL AND i.actor_low <> lower(coalesce(p.author, ''))))
 GROUP BY ALL
 UNION ALL
-SELECT c.repo, o.login, NULL, 'named in CODEOWNERS', 2147483647, 0, NULL
+SELECT hash(c.repo), o.login, NULL, 'named in CODEOWNERS', 2147483647, 0, NULL
 FROM community c, unnest(c.codeowners) AS o(login)
 WHERE nullif(o.login, '') IS NOT NULL;
 
 CREATE OR REPLACE TEMP TABLE j_maintainers AS
-SELECT a.repo, lower(a.login) AS login, arg_min(a.why, (a.number, a.step, coalesce(a.place, (TIMESTAMP '0001-01-01', '')))) AS why
-FROM j_acts a JOIN j_bots b ON b.repo = a.repo AND b.login = a.login AND b.type IS NOT DISTINCT FROM a.type
-WHERE NOT b.bot
-GROUP BY a.repo, lower(a.login);
+SELECT k.repo, m.* FROM (
+    SELECT a.rk, lower(a.login) AS login, arg_min(a.why, (a.number, a.step, coalesce(a.place, (TIMESTAMP '0001-01-01', '')))) AS why
+    FROM j_acts a JOIN j_bots b ON b.rk = a.rk AND b.login = a.login AND b.type IS NOT DISTINCT FROM a.type
+    WHERE NOT b.bot
+    GROUP BY a.rk, lower(a.login)
+) m JOIN j_repo_keys k ON k.rk = m.rk;

@@ -4,7 +4,7 @@
 -- redirect to where review happens, pasted by hand. Also, per item, what the PR's verdict needs:
 -- is its actor a bot, a maintainer; is the item a redirect (SPEC §6) and by whom.
 CREATE OR REPLACE TEMP TABLE j_judged_items AS
-SELECT i.repo, i.number, i.kind, i.ts, i.actor, i.node_id,
+SELECT i.rk, i.number, i.kind, i.ts, i.actor, i.node_id,
        coalesce(i.actor_low = lower(nullif(p.author, '')), false) AS by_author,
        CASE WHEN i.actor IS NULL THEN coalesce(i.actor_type = 'Bot', false) ELSE b.bot END AS bot,
        m.login IS NOT NULL AS maintainer,
@@ -12,15 +12,15 @@ SELECT i.repo, i.number, i.kind, i.ts, i.actor, i.node_id,
        i.redirect, i.welcome, i.has_body, i.assoc,
        g.kind AS bridge
 FROM j_items i
-JOIN pulls p ON p.repo = i.repo AND p.number = i.number
-LEFT JOIN j_bots b ON b.repo = i.repo AND b.login = i.actor AND b.type IS NOT DISTINCT FROM i.actor_type
-LEFT JOIN j_maintainers m ON m.repo = i.repo AND m.login = i.actor_low
+JOIN j_pulls p ON p.rk = i.rk AND p.number = i.number
+LEFT JOIN j_bots b ON b.rk = i.rk AND b.login = i.actor AND b.type IS NOT DISTINCT FROM i.actor_type
+LEFT JOIN j_maintainers m ON m.rk = i.rk AND m.login = i.actor_low
 LEFT JOIN j_found f ON f.fp = i.fp AND i.chars >= getvariable('min_chars') AND i.words >= getvariable('min_words')
 LEFT JOIN rule_bridges g ON g.norm = b.norm;
 
 -- A view: the verdicts read it once (a table of a million rows cost half a second to write).
 CREATE OR REPLACE TEMP VIEW j_responses AS
-SELECT repo, number, (ts, node_id) AS place, kind, actor, ts
+SELECT rk, number, (ts, node_id) AS place, kind, actor, ts
 FROM j_judged_items
 WHERE kind IN ('comment', 'review') AND actor IS NOT NULL AND NOT by_author AND NOT bot
   AND (maintainer OR assoc = 'CONTRIBUTOR')

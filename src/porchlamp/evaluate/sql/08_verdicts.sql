@@ -8,7 +8,7 @@ WITH items AS NOT MATERIALIZED (
     -- doubled the bytes of the four million judged items.
     SELECT *, (ts, node_id) AS place FROM j_judged_items
 ), per_pr AS (
-    SELECT repo, number,
+    SELECT rk, number,
            arg_min((kind, ts), place) FILTER (WHERE kind IN ('converted_to_draft', 'ready_for_review')) AS clock_item,
            bool_or(kind = 'ready_for_review') AS has_ready,
            min(place) FILTER (WHERE kind = 'merged') AS merged_place,
@@ -16,21 +16,21 @@ WITH items AS NOT MATERIALIZED (
            min(ts) FILTER (WHERE kind = 'closed' AND by_author) AS author_close,
            min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author) AS other_close,
            min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author AND actor IS NOT NULL AND NOT bot) AS human_close
-    FROM items GROUP BY repo, number
+    FROM items GROUP BY rk, number
 ), reviews AS (
-    SELECT r.repo, r.number, count(*) AS n
-    FROM items r LEFT JOIN per_pr x ON x.repo = r.repo AND x.number = r.number
+    SELECT r.rk, r.number, count(*) AS n
+    FROM items r LEFT JOIN per_pr x ON x.rk = r.rk AND x.number = r.number
     WHERE r.kind = 'review' AND NOT r.bot AND (x.merged_place IS NULL OR r.place < x.merged_place)
-      AND NOT (r.by_author OR (r.actor IS NULL AND nullif((SELECT author FROM pulls p WHERE p.repo = r.repo AND p.number = r.number), '') IS NULL))
-    GROUP BY r.repo, r.number
+      AND NOT (r.by_author OR (r.actor IS NULL AND nullif((SELECT author FROM j_pulls p WHERE p.rk = r.rk AND p.number = r.number), '') IS NULL))
+    GROUP BY r.rk, r.number
 ), firsts AS (
-    SELECT repo, number, f[1] AS kind, f[2] AS actor, f[3] AS ts FROM (
-    SELECT repo, number, arg_min((kind, actor, ts), place) AS f
-    FROM (SELECT repo, number, place, 'merge' AS kind, actor, ts FROM items WHERE kind = 'merged'
-          UNION ALL SELECT repo, number, place, kind, actor, ts FROM j_responses)
-    GROUP BY repo, number)
+    SELECT rk, number, f[1] AS kind, f[2] AS actor, f[3] AS ts FROM (
+    SELECT rk, number, arg_min((kind, actor, ts), place) AS f
+    FROM (SELECT rk, number, place, 'merge' AS kind, actor, ts FROM items WHERE kind = 'merged'
+          UNION ALL SELECT rk, number, place, kind, actor, ts FROM j_responses)
+    GROUP BY rk, number)
 ), base AS (
-    SELECT p.repo, p.number, p.title, p.author, p.author_association, p.created_at, p.has_ci, p.is_draft,
+    SELECT p.repo, p.rk, p.number, p.title, p.author, p.author_association, p.created_at, p.has_ci, p.is_draft,
            p.author_type, p.merged_at AS pr_merged_at, p.merged_by,
            coalesce(x.clock_item[1] = 'ready_for_review', p.is_draft) AS opened_as_draft,
            CASE WHEN x.clock_item[1] = 'ready_for_review' THEN x.clock_item[2] ELSE p.created_at END AS clock,
@@ -47,14 +47,14 @@ WITH items AS NOT MATERIALIZED (
            coalesce(x.merged_item_at, CASE WHEN p.merged_at < getvariable('win_end') THEN p.merged_at END) AS merged_at,
            ab.bot AS author_bot, am.login IS NOT NULL AS author_maintainer, ac.created_at AS account_created,
            fc.ts AS first_contribution, p.m_ai AS ai
-    FROM pulls p
-    LEFT JOIN per_pr x ON x.repo = p.repo AND x.number = p.number
-    LEFT JOIN reviews r ON r.repo = p.repo AND r.number = p.number
-    LEFT JOIN firsts f ON f.repo = p.repo AND f.number = p.number
-    LEFT JOIN j_bots ab ON ab.repo = p.repo AND ab.login = p.author AND ab.type IS NOT DISTINCT FROM p.author_type
-    LEFT JOIN j_maintainers am ON am.repo = p.repo AND am.login = lower(p.author)
+    FROM j_pulls p
+    LEFT JOIN per_pr x ON x.rk = p.rk AND x.number = p.number
+    LEFT JOIN reviews r ON r.rk = p.rk AND r.number = p.number
+    LEFT JOIN firsts f ON f.rk = p.rk AND f.number = p.number
+    LEFT JOIN j_bots ab ON ab.rk = p.rk AND ab.login = p.author AND ab.type IS NOT DISTINCT FROM p.author_type
+    LEFT JOIN j_maintainers am ON am.rk = p.rk AND am.login = lower(p.author)
     LEFT JOIN accounts ac ON ac.login = p.author
-    LEFT JOIN j_first fc ON fc.repo = p.repo AND fc.login = lower(p.author)
+    LEFT JOIN j_first fc ON fc.rk = p.rk AND fc.login = lower(p.author)
     WHERE p.created_at < getvariable('win_end')
 ), excluded AS (
     SELECT b.*, b.clock + to_days(getvariable('response_days')) AS deadline,
@@ -75,33 +75,33 @@ WITH items AS NOT MATERIALIZED (
 ), watched AS (
     -- SPEC §6: a repository where a maintainer acts on an outside PR in the window; where none does
     -- (a mirror nobody from the project watches), a bystander's redirect counts too.
-    SELECT DISTINCT i.repo
-    FROM items i JOIN excluded e ON e.repo = i.repo AND e.number = i.number
+    SELECT DISTINCT i.rk
+    FROM items i JOIN excluded e ON e.rk = i.rk AND e.number = i.number
     WHERE e.excluded IS NULL AND i.maintainer AND NOT i.bot AND NOT i.by_author AND i.ts >= getvariable('win_start')
 ), pointed AS (
-    SELECT i.repo, i.number, arg_min(i.node_id, i.place) AS node_id, min(i.place) AS place,
+    SELECT i.rk, i.number, arg_min(i.node_id, i.place) AS node_id, min(i.place) AS place,
            arg_min(coalesce(i.bridge, i.redirect), i.place) AS kind, arg_min(i.actor, i.place) AS actor,
            arg_min(i.bot, i.place) AS bot, arg_min(i.maintainer, i.place) AS by_maintainer,
            arg_min(i.assoc, i.place) AS assoc
-    FROM items i LEFT JOIN watched w ON w.repo = i.repo
+    FROM items i LEFT JOIN watched w ON w.rk = i.rk
     WHERE i.ts >= getvariable('win_start') AND i.actor IS NOT NULL AND NOT i.by_author
       AND (i.bridge IS NOT NULL OR (i.has_body AND i.redirect IS NOT NULL
-           AND (i.bot OR i.maintainer OR i.assoc = 'CONTRIBUTOR' OR w.repo IS NULL)))
-    GROUP BY i.repo, i.number
+           AND (i.bot OR i.maintainer OR i.assoc = 'CONTRIBUTOR' OR w.rk IS NULL)))
+    GROUP BY i.rk, i.number
 ), withdrawn AS (
     -- A maintainer's later "PRs here are fine" on the same PR takes the redirect back.
-    SELECT d.repo, d.number
-    FROM pointed d JOIN items i ON i.repo = d.repo AND i.number = d.number
+    SELECT d.rk, d.number
+    FROM pointed d JOIN items i ON i.rk = d.rk AND i.number = d.number
     WHERE i.welcome AND i.maintainer AND NOT i.bot AND NOT i.by_author AND i.place > d.place
-    GROUP BY d.repo, d.number
+    GROUP BY d.rk, d.number
 ), redirects AS (
-    SELECT d.repo, d.number, d.node_id, d.kind, d.actor,
+    SELECT d.rk, d.number, d.node_id, d.kind, d.actor,
            CASE WHEN d.bot THEN 'bot' WHEN d.by_maintainer THEN 'maintainer'
                 WHEN d.assoc = 'CONTRIBUTOR' THEN 'contributor' ELSE 'bystander' END AS by
     FROM pointed d
-    WHERE NOT EXISTS (SELECT 1 FROM withdrawn x WHERE x.repo = d.repo AND x.number = d.number)
+    WHERE NOT EXISTS (SELECT 1 FROM withdrawn x WHERE x.rk = d.rk AND x.number = d.number)
 )
-SELECT e.repo, e.number, title, author, author_association, created_at, clock AS clock_start, excluded, pr_merged_at,
+SELECT e.repo, e.rk, e.number, title, author, author_association, created_at, clock AS clock_start, excluded, pr_merged_at,
        CASE WHEN excluded IS NOT NULL THEN NULL
             WHEN response_at IS NOT NULL AND response_at <= deadline THEN 'answered'
             WHEN human_close IS NOT NULL AND human_close <= deadline AND (response_at IS NULL OR response_at > human_close)
@@ -120,4 +120,4 @@ SELECT e.repo, e.number, title, author, author_association, created_at, clock AS
        CASE WHEN excluded IS NULL THEN d.kind END AS redirect_kind,
        CASE WHEN excluded IS NULL THEN d.actor END AS redirect_actor,
        CASE WHEN excluded IS NULL THEN d.by END AS redirect_by
-FROM excluded e LEFT JOIN redirects d ON d.repo = e.repo AND d.number = e.number;
+FROM excluded e LEFT JOIN redirects d ON d.rk = e.rk AND d.number = e.number;
