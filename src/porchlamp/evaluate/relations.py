@@ -53,7 +53,7 @@ RELATIONS = ("01_items", "02_logins", "03_sightings", "03_templates", "04_bots",
 DONE_WITH: dict[str, tuple[str, ...]] = {
     "04_bots": ("TABLE j_own_said", "TABLE j_sightings"),
     "05_maintainers": ("TABLE j_acts",),
-    "08_verdicts": ("VIEW j_responses", "TABLE j_judged_items"),
+    "08_verdicts": ("TABLE j_judged_items",),
 }
 
 

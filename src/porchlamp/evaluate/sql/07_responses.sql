@@ -1,27 +1,28 @@
--- SPEC §5 (responder rule): each comment or review that is the project answering its PR: by a
--- person other than the PR's author who is a maintainer or a past contributor (association
--- CONTRIBUTOR), in words of their own. Templated text is not an answer, except a maintainer's
--- redirect to where review happens, pasted by hand. Also, per item, what the PR's verdict needs:
--- is its actor a bot, a maintainer; is the item a redirect (SPEC §6) and by whom.
+-- SPEC §5 (responder rule): each comment or review that is the project answering its PR
+-- (`responds`): by a person other than the PR's author who is a maintainer or a past contributor
+-- (association CONTRIBUTOR), in words of their own. Templated text is not an answer, except a
+-- maintainer's redirect to where review happens, pasted by hand. Also, per item, what the PR's
+-- verdict needs: is its actor a bot, a maintainer; is the item a redirect (SPEC §6) and by whom.
+-- A column, not a view of its own: the verdicts find a PR's first response in the pass that
+-- finds its other firsts (a second pass over the responses cost half a second).
 CREATE OR REPLACE TEMP TABLE j_judged_items AS
-SELECT i.rk, i.number, i.kind, i.ts, i.actor, i.node_id,
-       coalesce(i.actor_low = lower(nullif(p.author, '')), false) AS by_author,
-       CASE WHEN i.actor IS NULL THEN coalesce(i.actor_type = 'Bot', false) ELSE b.bot END AS bot,
-       m.login IS NOT NULL AS maintainer,
-       CASE WHEN coalesce(i.curated, false) THEN 'curated' ELSE f.how END AS template,
-       i.redirect, i.welcome, i.has_body, i.assoc,
-       g.kind AS bridge
-FROM j_items i
-JOIN j_pulls p ON p.rk = i.rk AND p.number = i.number
-LEFT JOIN j_bots b ON b.rk = i.rk AND b.login = i.actor AND b.type IS NOT DISTINCT FROM i.actor_type
-LEFT JOIN j_maintainers m ON m.rk = i.rk AND m.login = i.actor_low
-LEFT JOIN j_found f ON f.fp = i.fp AND i.chars >= getvariable('min_chars') AND i.words >= getvariable('min_words')
-LEFT JOIN rule_bridges g ON g.norm = b.norm;
-
--- A view: the verdicts read it once (a table of a million rows cost half a second to write).
-CREATE OR REPLACE TEMP VIEW j_responses AS
-SELECT rk, number, (ts, node_id) AS place, kind, actor, ts
-FROM j_judged_items
-WHERE kind IN ('comment', 'review') AND actor IS NOT NULL AND NOT by_author AND NOT bot
-  AND (maintainer OR assoc = 'CONTRIBUTOR')
-  AND (NOT has_body OR template IS NULL OR (template <> 'automated' AND maintainer AND redirect IS NOT NULL));
+SELECT *,
+       coalesce(kind IN ('comment', 'review') AND actor IS NOT NULL AND NOT by_author AND NOT bot
+                AND (maintainer OR assoc = 'CONTRIBUTOR')
+                AND (NOT has_body OR template IS NULL OR (template <> 'automated' AND maintainer AND redirect IS NOT NULL)),
+                false) AS responds
+FROM (
+    SELECT i.rk, i.number, i.kind, i.ts, i.actor, i.node_id,
+           coalesce(i.actor_low = lower(nullif(p.author, '')), false) AS by_author,
+           CASE WHEN i.actor IS NULL THEN coalesce(i.actor_type = 'Bot', false) ELSE b.bot END AS bot,
+           m.login IS NOT NULL AS maintainer,
+           CASE WHEN coalesce(i.curated, false) THEN 'curated' ELSE f.how END AS template,
+           i.redirect, i.welcome, i.has_body, i.assoc,
+           g.kind AS bridge
+    FROM j_items i
+    JOIN j_pulls p ON p.rk = i.rk AND p.number = i.number
+    LEFT JOIN j_bots b ON b.rk = i.rk AND b.login = i.actor AND b.type IS NOT DISTINCT FROM i.actor_type
+    LEFT JOIN j_maintainers m ON m.rk = i.rk AND m.login = i.actor_low
+    LEFT JOIN j_found f ON f.fp = i.fp AND i.chars >= getvariable('min_chars') AND i.words >= getvariable('min_words')
+    LEFT JOIN rule_bridges g ON g.norm = b.norm
+);

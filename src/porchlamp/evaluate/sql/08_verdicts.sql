@@ -15,7 +15,9 @@ WITH items AS NOT MATERIALIZED (
            min(ts) FILTER (WHERE kind = 'merged') AS merged_item_at,
            min(ts) FILTER (WHERE kind = 'closed' AND by_author) AS author_close,
            min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author) AS other_close,
-           min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author AND actor IS NOT NULL AND NOT bot) AS human_close
+           min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author AND actor IS NOT NULL AND NOT bot) AS human_close,
+           arg_min((CASE WHEN kind = 'merged' THEN 'merge' ELSE kind END, actor, ts), place)
+               FILTER (WHERE kind = 'merged' OR responds) AS answer
     FROM items GROUP BY rk, number
 ), reviews AS (
     SELECT r.rk, r.number, count(*) AS n
@@ -23,12 +25,6 @@ WITH items AS NOT MATERIALIZED (
     WHERE r.kind = 'review' AND NOT r.bot AND (x.merged_place IS NULL OR r.place < x.merged_place)
       AND NOT (r.by_author OR (r.actor IS NULL AND nullif((SELECT author FROM j_pulls p WHERE p.rk = r.rk AND p.number = r.number), '') IS NULL))
     GROUP BY r.rk, r.number
-), firsts AS (
-    SELECT rk, number, f[1] AS kind, f[2] AS actor, f[3] AS ts FROM (
-    SELECT rk, number, arg_min((kind, actor, ts), place) AS f
-    FROM (SELECT rk, number, place, 'merge' AS kind, actor, ts FROM items WHERE kind = 'merged'
-          UNION ALL SELECT rk, number, place, kind, actor, ts FROM j_responses)
-    GROUP BY rk, number)
 ), base AS (
     SELECT p.repo, p.rk, p.number, p.title, p.author, p.author_association, p.created_at, p.has_ci, p.is_draft,
            p.author_type, p.merged_at AS pr_merged_at, p.merged_by,
@@ -39,18 +35,17 @@ WITH items AS NOT MATERIALIZED (
            coalesce(r.n, 0) AS reviews,
            -- The PR's mergedBy stands in for a merge event no page with it was read for.
            CASE WHEN x.merged_item_at IS NULL AND p.merged_at < getvariable('win_end')
-                     AND (f.ts IS NULL OR p.merged_at < f.ts) THEN 'merge' ELSE f.kind END AS response_kind,
+                     AND (x.answer[3] IS NULL OR p.merged_at < x.answer[3]) THEN 'merge' ELSE x.answer[1] END AS response_kind,
            CASE WHEN x.merged_item_at IS NULL AND p.merged_at < getvariable('win_end')
-                     AND (f.ts IS NULL OR p.merged_at < f.ts) THEN p.merged_by ELSE f.actor END AS response_actor,
+                     AND (x.answer[3] IS NULL OR p.merged_at < x.answer[3]) THEN p.merged_by ELSE x.answer[2] END AS response_actor,
            CASE WHEN x.merged_item_at IS NULL AND p.merged_at < getvariable('win_end')
-                     AND (f.ts IS NULL OR p.merged_at < f.ts) THEN p.merged_at ELSE f.ts END AS response_at,
+                     AND (x.answer[3] IS NULL OR p.merged_at < x.answer[3]) THEN p.merged_at ELSE x.answer[3] END AS response_at,
            coalesce(x.merged_item_at, CASE WHEN p.merged_at < getvariable('win_end') THEN p.merged_at END) AS merged_at,
            ab.bot AS author_bot, am.login IS NOT NULL AS author_maintainer, ac.created_at AS account_created,
            fc.ts AS first_contribution, p.m_ai AS ai
     FROM j_pulls p
     LEFT JOIN per_pr x ON x.rk = p.rk AND x.number = p.number
     LEFT JOIN reviews r ON r.rk = p.rk AND r.number = p.number
-    LEFT JOIN firsts f ON f.rk = p.rk AND f.number = p.number
     LEFT JOIN j_bots ab ON ab.rk = p.rk AND ab.login = p.author AND ab.type IS NOT DISTINCT FROM p.author_type
     LEFT JOIN j_maintainers am ON am.rk = p.rk AND am.login = lower(p.author)
     LEFT JOIN accounts ac ON ac.login = p.author

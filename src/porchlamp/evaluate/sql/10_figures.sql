@@ -3,7 +3,7 @@
 -- not its PRs. Quantiles interpolate between order statistics, a PR not answered in time counting
 -- as never (stats.quantile_or_never): a quantile that touches a never is none. Also each PR's
 -- verdict as stored (`j_prs`: with where it was pointed, `j_redirects`), and the outside ones.
-CREATE OR REPLACE TEMP TABLE j_prs AS
+CREATE OR REPLACE TEMP VIEW j_prs AS
 SELECT v.* EXCLUDE (rk, redirect_node, redirect_kind, redirect_actor, redirect_by, pr_merged_at), r.redirect
 FROM j_verdicts v LEFT JOIN j_redirects r ON r.rk = v.rk AND r.number = v.number;
 
