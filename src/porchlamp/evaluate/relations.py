@@ -147,7 +147,7 @@ def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, setti
 
 def _distinct_keys(conn: duckdb.DuckDBPyConnection) -> None:
     """The relations join repositories by a 64-bit hash of the name (`rk`): two names with one hash
-    (about one chance in 10^9 at 100,000 repositories) would judge as one, so they are refused."""
+    (less than one chance in a billion at 100,000 repositories) would judge as one, so they are refused."""
     clash = conn.execute("SELECT list(repo ORDER BY repo) FROM j_repo_keys WHERE rk IN "
                          "(SELECT rk FROM j_repo_keys GROUP BY rk HAVING count(*) > 1)").fetchone()
     if clash and clash[0]:
