@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import fnmatch
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from porchlamp.config import Settings, settings_from_dict
 from porchlamp.evaluate import relations
@@ -99,3 +100,23 @@ def test_two_repositories_with_one_key_are_refused_by_name() -> None:
         relations._distinct_keys(conn)
     conn.execute("DELETE FROM j_repo_keys WHERE repo = 'b/two'")
     relations._distinct_keys(conn)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.from_regex(r"[a-z0-9._\-\[\]!*?]{0,12}", fullmatch=True))
+@example("x-bot")
+@example("x.bot7")
+@example("abc")
+@example("abbc")
+@example("zy")
+@example("xy")
+@example("q[b")
+@example("sturdy-robot")
+@example("my-sturdy-robot")
+@example("talbot")
+def test_the_login_patterns_read_as_one_expression_as_fnmatch_reads_them(login: str) -> None:
+    """The packaged patterns, and a few of the other forms fnmatch knows, matched as SQL matches them."""
+    patterns = [*RULES.bots.patterns, "a?c", "[!x]y*", "q[b"]
+    conn = duckdb.connect()
+    got = conn.execute("SELECT regexp_matches(?, ?)", [login, relations.glob_regex(patterns)]).fetchone()
+    assert got is not None and got[0] == any(fnmatch.fnmatchcase(login, p) for p in patterns)

@@ -2,7 +2,8 @@
 -- with what its login alone says: GitHub's Bot type or the [bot] and app/ forms (`typed`); the
 -- allow-list of people (`human`); the sourced list, the login patterns and the words for
 -- automation, or the project's own name with an automation word (`named`). A commit with no
--- linked account counts by its author's name. The rule data are the `rule_*` tables (`relations`).
+-- linked account counts by its author's name. The rule data are the `rule_*` tables and
+-- variables (`relations.rule_tables`).
 CREATE OR REPLACE TEMP TABLE j_accounts AS
 WITH seen AS (
     SELECT DISTINCT rk, actor AS login, actor_type AS type FROM j_items WHERE actor IS NOT NULL
@@ -25,17 +26,17 @@ WITH seen AS (
     SELECT l.norm,
            EXISTS (SELECT 1 FROM rule_humans h WHERE h.norm = l.norm) AS human,
            EXISTS (SELECT 1 FROM rule_known k WHERE k.norm = l.norm)
-           OR EXISTS (SELECT 1 FROM rule_globs g WHERE l.norm GLOB g.glob)
+           OR regexp_matches(l.norm, getvariable('bot_globs'))
            OR regexp_matches(l.norm, getvariable('bot_words')) AS listed
     FROM logins l
+), squashed AS (
+    SELECT DISTINCT rk, norm, regexp_replace(norm, '[-_.]', '', 'g') AS sq FROM named
 ), project AS (
-    SELECT DISTINCT n.rk, n.norm
-    FROM named n
-    JOIN keys k ON k.rk = n.rk AND starts_with(regexp_replace(n.norm, '[-_.]', '', 'g'), k.key)
-    JOIN rule_suffixes x ON true
-    WHERE length(regexp_replace(n.norm, '[-_.]', '', 'g')) > length(k.key)
-      AND length(regexp_replace(n.norm, '[-_.]', '', 'g')) - length(k.key) <= 16
-      AND ends_with(rtrim(substr(regexp_replace(n.norm, '[-_.]', '', 'g'), length(k.key) + 1), '0123456789'), x.suffix)
+    SELECT DISTINCT s.rk, s.norm
+    FROM squashed s
+    JOIN keys k ON k.rk = s.rk AND starts_with(s.sq, k.key)
+    WHERE length(s.sq) > length(k.key) AND length(s.sq) - length(k.key) <= 16
+      AND regexp_matches(rtrim(substr(s.sq, length(k.key) + 1), '0123456789'), getvariable('project_suffixes'))
 )
 SELECT n.rk, n.login, n.type, n.norm,
        coalesce(n.type = 'Bot', false) OR ends_with(n.raw, '[bot]') OR starts_with(n.raw, 'app/') AS typed,
