@@ -29,19 +29,19 @@ REPOS = ("zulip/zulip", "acme/widget", "kubernetes/test-infra", "a/b", "rust-lan
 def sql_bots(accounts: list[tuple[str, str, str | None]], rules=RULES) -> dict[tuple[str, str, str | None], bool]:  # type: ignore[no-untyped-def]
     """Each (repo, login, type) as `sql/02_logins.sql` and `sql/04_bots.sql` judge it, with no behaviour."""
     conn = duckdb.connect()
+    relations._prepare(conn, datetime(2026, 4, 1), datetime(2026, 10, 15), S, rules)
     conn.register("_seen", pa.table({"repo": [a[0] for a in accounts], "actor": [a[1] for a in accounts],
                                      "actor_type": pa.array([a[2] for a in accounts], pa.string())}))
-    conn.execute("CREATE TABLE j_items AS SELECT repo, hash(repo) AS rk, actor, actor_type FROM _seen")
-    conn.execute("CREATE TABLE j_repo_keys AS SELECT DISTINCT hash(repo) AS rk, repo FROM _seen")
+    conn.execute("CREATE TABLE j_items AS SELECT repo, repo_key(repo) AS rk, actor, actor_type FROM _seen")
+    conn.execute("CREATE TABLE j_repo_keys AS SELECT DISTINCT repo_key(repo) AS rk, repo FROM _seen")
     conn.execute("CREATE TABLE pulls (repo VARCHAR, author VARCHAR, author_type VARCHAR, merged_by VARCHAR)")
-    conn.execute("CREATE VIEW j_pulls AS SELECT hash(repo) AS rk, * FROM pulls")
+    conn.execute("CREATE VIEW j_pulls AS SELECT repo_key(repo) AS rk, * FROM pulls")
     conn.execute("CREATE TABLE community (repo VARCHAR, codeowners VARCHAR[])")
     conn.execute("CREATE TABLE commits (repo VARCHAR, author_login VARCHAR, author_type VARCHAR, author_name VARCHAR)")
     conn.execute("CREATE TABLE j_behaviour (login VARCHAR)")
     conn.execute("CREATE TABLE j_found (fp BIGINT)")
     conn.execute("CREATE TABLE j_sightings (rk UBIGINT, number INTEGER, in_window BOOLEAN, node_id VARCHAR, ts TIMESTAMP, login VARCHAR, "
                  "by_author BOOLEAN, fp BIGINT, own_fp BIGINT, curated BOOLEAN, redirect BOOLEAN)")
-    relations._prepare(conn, datetime(2026, 4, 1), datetime(2026, 10, 15), S, rules)
     for name in ("02_logins", "04_bots"):
         conn.execute(relations._sql(name))
     return {(r, login, t): bot for r, login, t, bot in conn.execute("SELECT k.repo, b.login, b.type, b.bot FROM j_bots b JOIN j_repo_keys k USING (rk)").fetchall()}

@@ -117,7 +117,8 @@ def _put(conn: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
 
 
 def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, settings: Settings, rules: Rules) -> None:
-    """The window and the settings as variables the relations read, and the rule data as tables."""
+    """The window and the settings as variables the relations read, the repository key, and the rule
+    data as tables."""
     t, w = settings.templates, settings.window
     values = {
         "win_start": start, "win_end": end, "response_days": w.response_days, "decided_days": w.decided_days,
@@ -130,6 +131,8 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
     for name, value in values.items():
         cast = "TIMESTAMP" if isinstance(value, datetime) else "DOUBLE" if isinstance(value, float) else "BIGINT"
         conn.execute(f"SET VARIABLE {name} = ?::{cast}", [value])
+    # The one definition of a repository's key (`rk`), which every relation joins by.
+    conn.execute("CREATE OR REPLACE TEMP MACRO repo_key(name) AS hash(name)")
     rule_tables(conn, rules)
 
 
@@ -146,9 +149,7 @@ def template_index(conn: duckdb.DuckDBPyConnection, start: datetime, end: dateti
     repository on `conn`: the one step that reads across repositories, done once before judging."""
     _prepare(conn, start, end, settings, rules)
     for name in RELATIONS[:RELATIONS.index("03_templates") + 1]:
-        conn.execute(_sql(name))
-        if name == "01_items":
-            _distinct_keys(conn)
+        _run(conn, name)
     return conn.sql("SELECT * FROM j_found").to_arrow_table(), conn.sql("SELECT * FROM j_behaviour").to_arrow_table()
 
 
@@ -164,11 +165,16 @@ def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, setti
             continue
         if name == "09_commits":
             redirects(conn)
-        conn.execute(_sql(name))
-        if name == "01_items":
-            _distinct_keys(conn)
+        _run(conn, name)
         for kind, done in (d.split() for d in DONE_WITH.get(name, ())):
             conn.execute(f"DROP {kind} IF EXISTS {done}")
+
+
+def _run(conn: duckdb.DuckDBPyConnection, name: str) -> None:
+    """One relation's file; after the first, the check that its repository keys are distinct."""
+    conn.execute(_sql(name))
+    if name == "01_items":
+        _distinct_keys(conn)
 
 
 def _distinct_keys(conn: duckdb.DuckDBPyConnection) -> None:

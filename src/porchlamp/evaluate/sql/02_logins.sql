@@ -9,9 +9,9 @@ WITH seen AS (
     SELECT DISTINCT rk, actor AS login, actor_type AS type FROM j_items WHERE actor IS NOT NULL
     UNION SELECT DISTINCT rk, nullif(author, ''), author_type FROM j_pulls WHERE nullif(author, '') IS NOT NULL
     UNION SELECT DISTINCT rk, nullif(merged_by, ''), NULL FROM j_pulls WHERE nullif(merged_by, '') IS NOT NULL
-    UNION SELECT DISTINCT hash(c.repo), o.login, NULL FROM community c, unnest(c.codeowners) AS o(login) WHERE nullif(o.login, '') IS NOT NULL
-    UNION SELECT DISTINCT hash(repo), nullif(author_login, ''), author_type FROM commits WHERE nullif(author_login, '') IS NOT NULL
-    UNION SELECT DISTINCT hash(repo), nullif(author_name, ''), NULL FROM commits WHERE author_login IS NULL AND nullif(author_name, '') IS NOT NULL
+    UNION SELECT DISTINCT repo_key(c.repo), o.login, NULL FROM community c, unnest(c.codeowners) AS o(login) WHERE nullif(o.login, '') IS NOT NULL
+    UNION SELECT DISTINCT repo_key(repo), nullif(author_login, ''), author_type FROM commits WHERE nullif(author_login, '') IS NOT NULL
+    UNION SELECT DISTINCT repo_key(repo), nullif(author_name, ''), NULL FROM commits WHERE author_login IS NULL AND nullif(author_name, '') IS NOT NULL
 ), named AS (
     SELECT s.*, lower(trim(s.login)) AS raw,
            regexp_replace(regexp_replace(lower(trim(s.login)), '^app/', ''), '\[bot\]$', '') AS norm

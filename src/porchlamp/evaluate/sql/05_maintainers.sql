@@ -26,7 +26,7 @@ WHERE i.ts >= win.s AND i.actor IS NOT NULL
   AND (i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') OR (w.kind IS NOT NULL AND i.actor_low <> lower(coalesce(p.author, ''))))
 GROUP BY ALL
 UNION ALL
-SELECT hash(c.repo), o.login, NULL, 'named in CODEOWNERS', 2147483647, 0, NULL
+SELECT repo_key(c.repo), o.login, NULL, 'named in CODEOWNERS', 2147483647, 0, NULL
 FROM community c, unnest(c.codeowners) AS o(login)
 WHERE nullif(o.login, '') IS NOT NULL;
 

@@ -4,5 +4,5 @@ CREATE OR REPLACE TEMP TABLE j_first AS
 SELECT rk, login, min(ts) AS ts FROM (
     SELECT rk, lower(author) AS login, merged_at AS ts FROM j_pulls WHERE nullif(author, '') IS NOT NULL AND merged_at IS NOT NULL
     UNION ALL
-    SELECT hash(repo), lower(author_login), committed_at FROM commits WHERE nullif(author_login, '') IS NOT NULL AND committed_at IS NOT NULL
+    SELECT repo_key(repo), lower(author_login), committed_at FROM commits WHERE nullif(author_login, '') IS NOT NULL AND committed_at IS NOT NULL
 ) GROUP BY rk, login;

@@ -6,7 +6,7 @@
 -- A column, not a view of its own: the verdicts find a PR's first response in the pass that
 -- finds its other firsts (a second pass over the responses cost half a second).
 CREATE OR REPLACE TEMP TABLE j_judged_items AS
-SELECT *,
+SELECT * EXCLUDE (template),
        coalesce(kind IN ('comment', 'review') AND actor IS NOT NULL AND NOT by_author AND NOT bot
                 AND (maintainer OR assoc = 'CONTRIBUTOR')
                 AND (NOT has_body OR template IS NULL OR (template <> 'automated' AND maintainer AND redirect IS NOT NULL)),

@@ -10,7 +10,7 @@ WITH judged AS (
            coalesce(CASE WHEN nullif(c.author_login, '') IS NULL THEN c.author_type = 'Bot' ELSE lb.bot END, false)
            OR coalesce(c.author_login IS NULL AND nb.bot, false) AS bot,
            row_number() OVER (PARTITION BY c.rk ORDER BY c.committed_at DESC, c.oid DESC) AS place
-    FROM (SELECT hash(repo) AS rk, * FROM commits) c
+    FROM (SELECT repo_key(repo) AS rk, * FROM commits) c
     LEFT JOIN j_bots lb ON lb.rk = c.rk AND lb.login = nullif(c.author_login, '') AND lb.type IS NOT DISTINCT FROM c.author_type
     LEFT JOIN j_bots nb ON nb.rk = c.rk AND nb.login = nullif(c.author_name, '') AND nb.type IS NULL
     WHERE c.committed_at >= getvariable('win_start') AND c.committed_at < getvariable('win_end')

@@ -68,7 +68,7 @@ SELECT r.name_with_owner AS repo,
        coalesce(c.ci_checked, 0) AS ci_checked, coalesce(c.ci_with, 0) AS ci_with,
        coalesce(f.first_timers, 0) AS first_timers, coalesce(f.first_merged, 0) AS first_timers_merged,
        coalesce(f.came_back, 0) AS first_timers_came_back
-FROM (SELECT name_with_owner, hash(name_with_owner) AS rk FROM repositories) r
+FROM (SELECT name_with_owner, repo_key(name_with_owner) AS rk FROM repositories) r
 LEFT JOIN outside o ON o.rk = r.rk
 LEFT JOIN considered c ON c.rk = r.rk
 LEFT JOIN firsts f ON f.rk = r.rk
