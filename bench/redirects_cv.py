@@ -57,35 +57,42 @@ def features(text: str, grammar: bool) -> set[str]:
     return out
 
 
+def descend(a: np.ndarray, y: np.ndarray, epochs: int, l2: float, rate: float = 0.5) -> tuple[np.ndarray, float]:
+    """Weights and bias of an L2 logistic regression on the rows of `a`, by plain gradient descent."""
+    w, b = np.zeros(a.shape[1]), 0.0
+    for _ in range(epochs):
+        p = 1.0 / (1.0 + np.exp(-(a @ w + b)))
+        w -= rate * (a.T @ (p - y) + l2 * w) / len(y)
+        b -= rate * float(np.mean(p - y))
+    return w, b
+
+
 def fit(xs: list[set[str]], ys: list[bool], vocab: dict[str, int], epochs: int = 300, l2: float = 1.0,
         rate: float = 0.5) -> tuple[np.ndarray, float]:
-    """Weights and bias of an L2 logistic regression, by plain gradient descent."""
+    """`descend` on the features in `vocab`, each present or not."""
     a = np.zeros((len(xs), len(vocab)))
     for i, x in enumerate(xs):
         for f in x:
             if f in vocab:
                 a[i, vocab[f]] = 1.0
-    y = np.array(ys, dtype=float)
-    w, b = np.zeros(len(vocab)), 0.0
-    for _ in range(epochs):
-        p = 1.0 / (1.0 + np.exp(-(a @ w + b)))
-        w -= rate * (a.T @ (p - y) + l2 * w) / len(xs)
-        b -= rate * float(np.mean(p - y))
-    return w, b
+    return descend(a, np.array(ys, dtype=float), epochs, l2, rate)
+
+
+def owner_fold(r: dict[str, str], folds: int) -> int:
+    """A comment's fold, by a hash of its repository's owner (as the held-out split is cut)."""
+    return int(hashlib.sha256(("cv" + r["url"].split("/")[3].lower()).encode()).hexdigest(), 16) % folds
 
 
 def cross_validate(rows: list[dict[str, str]], folds: int, min_count: int, grammar: bool) -> tuple[int, int, int, int]:
     """(redirects recognised, redirects, near misses taken, near misses) out of fold."""
-    def fold(r: dict[str, str]) -> int:
-        return int(hashlib.sha256(("cv" + r["url"].split("/")[3].lower()).encode()).hexdigest(), 16) % folds
     found = taken = 0
     for k in range(folds):
-        train = [r for r in rows if fold(r) != k]
+        train = [r for r in rows if owner_fold(r, folds) != k]
         xs = [features(r["text"], grammar) for r in train]
         counts = Counter(f for x in xs for f in x)
         vocab = {f: i for i, f in enumerate(sorted(f for f, n in counts.items() if n >= min_count))}
         w, b = fit(xs, [r["label"] == "redirect" for r in train], vocab)
-        for r in (r for r in rows if fold(r) == k):
+        for r in (r for r in rows if owner_fold(r, folds) == k):
             score = b + sum(w[vocab[f]] for f in features(r["text"], grammar) if f in vocab)
             said = 1.0 / (1.0 + math.exp(-score)) > 0.5
             found += said and r["label"] == "redirect"
@@ -120,15 +127,11 @@ def embedded(rows: list[dict[str, str]]) -> np.ndarray:
 def cross_validate_embedded(rows: list[dict[str, str]], folds: int, l2: float) -> tuple[int, int, int, int]:
     """As `cross_validate`, on the embeddings."""
     x, y = embedded(rows), np.array([r["label"] == "redirect" for r in rows], dtype=float)
-    fold = np.array([int(hashlib.sha256(("cv" + r["url"].split("/")[3].lower()).encode()).hexdigest(), 16) % folds for r in rows])
+    fold = np.array([owner_fold(r, folds) for r in rows])
     said = np.zeros(len(rows), dtype=bool)
     for k in range(folds):
-        w, b = np.zeros(x.shape[1]), 0.0
         train = fold != k
-        for _ in range(2000):
-            p = 1.0 / (1.0 + np.exp(-(x[train] @ w + b)))
-            w -= 0.5 * (x[train].T @ (p - y[train]) + l2 * w) / int(train.sum())
-            b -= 0.5 * float(np.mean(p - y[train]))
+        w, b = descend(x[train], y[train], 2000, l2)
         said[~train] = x[~train] @ w + b > 0
     return int((said & (y == 1)).sum()), int(y.sum()), int((said & (y == 0)).sum()), int((y == 0).sum())
 
