@@ -25,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from run import CHILD  # noqa: E402  (the benchmarks' one evaluation child)
+from run import CHILD, sampled  # noqa: E402  (the benchmarks' one evaluation child)
 
 TIME = "/usr/bin/time"
 
@@ -35,11 +35,12 @@ def evaluate(src: Path, db: Path) -> dict:  # type: ignore[type-arg]
     cmd = [sys.executable, "-c", CHILD, "evaluate", str(db), "1"]
     if Path(TIME).exists():
         cmd = [TIME, "-f", "cpu_seconds=%U+%S", *cmd]
-    res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(src)}, check=False)
+    res, machine = sampled(cmd, env={**os.environ, "PYTHONPATH": str(src)})
     if res.returncode != 0:
         hint = " (the store must be of the earlier commit's schema: see --help)" if "newer Porchlamp" in res.stderr else ""
         raise SystemExit(f"evaluation by {src} failed{hint}:\n{res.stderr[-2000:]}")
     out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["machine_peak_mb"] = machine
     cpu = [line.split("=", 1)[1] for line in res.stderr.splitlines() if line.startswith("cpu_seconds=")]
     if cpu:
         out["cpu_seconds"] = round(sum(float(x) for x in cpu[-1].split("+")), 1)

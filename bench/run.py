@@ -7,7 +7,8 @@
     .venv/bin/python bench/run.py --sizes 100000 --workers 2 --parts 2 --load-memory 8GB
 
 Worlds are generated once into --work (kept between runs). Each measurement runs in a fresh
-process so its peak memory is its own; every figure is printed as one JSON line.
+process so its peak memory is its own (`peak_rss_mb`: that process alone; `machine_peak_mb`: with
+the children it forks, as the machine saw it); every figure is printed as one JSON line.
 Collection cost has its own script (bench/collect_cost.py) and the emulator's speed too.
 """
 
@@ -19,8 +20,10 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -66,11 +69,44 @@ print(json.dumps(out))
 """
 
 
+def _available_mb() -> float | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            return next(int(line.split()[1]) / 1024 for line in f if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration):
+        return None
+
+
+def sampled(cmd: list[str], **kw: Any) -> tuple[subprocess.CompletedProcess[str], float | None]:
+    """Run `cmd`, and how much of the machine's memory it and its children took at most (MB): the
+    fall of MemAvailable, sampled every 50 ms. A process's peak RSS would count the pages a forked
+    child shares with its parent twice, and miss the child's own."""
+    before = _available_mb()
+    lowest = [before]
+
+    def watch() -> None:
+        while proc.poll() is None:
+            now = _available_mb()
+            if now is not None and lowest[0] is not None:
+                lowest[0] = min(lowest[0], now)
+            time.sleep(0.05)
+
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    out, err = proc.communicate()
+    watcher.join()
+    peak = round(before - lowest[0], 1) if before is not None and lowest[0] is not None else None
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), peak
+
+
 def child(step: str, db: Path, arg: str = "") -> dict:  # type: ignore[type-arg]
-    res = subprocess.run([sys.executable, "-c", CHILD, step, str(db), arg], capture_output=True, text=True, check=False)
+    res, machine = sampled([sys.executable, "-c", CHILD, step, str(db), arg])
     if res.returncode != 0:
         raise SystemExit(f"{step} failed:\n{res.stderr[-3000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    out["machine_peak_mb"] = machine
+    return out  # type: ignore[no-any-return]
 
 
 def emit(record: dict) -> None:  # type: ignore[type-arg]

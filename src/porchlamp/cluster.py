@@ -18,7 +18,7 @@ from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +30,12 @@ from porchlamp import killpoints
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate import relations
-from porchlamp.evaluate.engine import RepoResult, evaluate_repo, window
-from porchlamp.evaluate.facts import repo_facts
+from porchlamp.evaluate.engine import evaluate_repo, window
+from porchlamp.evaluate.facts import BATCH_REPOS, Batch, fact_batches, facts_of
 from porchlamp.evaluate.ranking import Scored, scores_of
+from porchlamp.evaluate.rows import Columns, result_rows
 from porchlamp.evaluate.rules import Rules, load_rules
+from porchlamp.forks import fork_map
 from porchlamp.store.shards import open_shard
 
 # About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
@@ -70,37 +72,54 @@ def _settings(text: str) -> tuple[Settings, Rules]:
 
 
 def judge_repos(conn: duckdb.DuckDBPyConnection, repos: Sequence[str], settings: Settings, rules: Rules, as_of: date,
-                index: relations.TemplateIndex | None = None,
-                progress: Callable[[int], None] | None = None) -> tuple[Judged, list[RepoResult]]:
+                index: relations.TemplateIndex | None = None, progress: Callable[[int], None] | None = None,
+                processes: int = 1, batch: int = BATCH_REPOS) -> tuple[Judged, Columns, Columns]:
     """Every PR on `conn` judged by the relations, then each of `repos` through the gates and
-    components: the same whether `conn` is the store or one shard of it."""
+    components: the same whether `conn` is the store or one shard of it. Returns what the reduce
+    needs and the columns of `results` and `component_results`. Batches of `batch` repositories go
+    to up to `processes` forked children while this process reads the next batch's facts."""
     start, end = window(as_of, settings)
     relations.judge(conn, start, end, settings, rules, index)
     out = Judged()
+    res: Columns = {}
+    comps: Columns = {}
+    judge = partial(_judge_batch, settings=settings, rules=rules, as_of=as_of)
+    for part, part_res, part_comps in fork_map(judge, fact_batches(conn, repos, batch), processes, name=_batch_name):
+        out.add(part)
+        for cols, more in ((res, part_res), (comps, part_comps)):
+            for k, v in more.items():
+                cols.setdefault(k, []).extend(v)
+        if progress:
+            progress(part.repos)
+    return out, res, comps
+
+
+def _judge_batch(batch: Batch, settings: Settings, rules: Rules, as_of: date) -> tuple[Judged, Columns, Columns]:
+    out = Judged()
     results = []
-    for facts in repo_facts(conn, repos):
-        r = evaluate_repo(facts, settings, rules)
+    for f in facts_of(batch):
+        r = evaluate_repo(f, settings, rules)
         results.append(r)
         out.repos += 1
         out.statuses[r.status] = out.statuses.get(r.status, 0) + 1
         out.outside_prs += r.figures.outside_prs
         if r.components:
             out.scored.append((r.repo, r.status, r.figures.outside_prs, scores_of(r.components)))
-        if progress:
-            progress(1)
-    return out, results
+    return (out, *result_rows(as_of, results))
+
+
+def _batch_name(batch: Batch) -> str:
+    return f"repositories {batch.names[0]} to {batch.names[-1]}"
 
 
 def judge_shard(shard_dir: str, shard: int, settings_json: str, as_of: date, index: relations.TemplateIndex) -> Judged:
     """Judge one shard's repositories; their result rows go to `<shard_dir>/results/<table>/<shard>.parquet`."""
-    from porchlamp.snapshot import result_rows
-
     settings, rules = _settings(settings_json)
     with open_shard(shard_dir, shard) as conn:
         repos = [r[0] for r in conn.execute("SELECT name_with_owner FROM repositories ORDER BY 1").fetchall()]
         killpoints.reach("judge_shard")
-        judged, results = judge_repos(conn, repos, settings, rules, as_of, index)
-        res, comps = result_rows(as_of, results)
+        # One process per shard: the cluster's workers already use the cores.
+        judged, res, comps = judge_repos(conn, repos, settings, rules, as_of, index)
         out = Path(shard_dir) / "results"
         for table, cols in (("results", res), ("component_results", comps)):
             (out / table).mkdir(parents=True, exist_ok=True)

@@ -6,9 +6,8 @@ The only module that knows both the store and evaluation; evaluation itself stay
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -22,10 +21,12 @@ from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.cluster import Judged
 from porchlamp.evaluate import relations
-from porchlamp.evaluate.engine import RepoResult, window
-from porchlamp.evaluate.ranking import ProfileScore, Scored, profile_rows
+from porchlamp.evaluate.engine import window
+from porchlamp.evaluate.ranking import Scored, profile_rows
 from porchlamp.evaluate.report import build_report
+from porchlamp.evaluate.rows import profile_columns
 from porchlamp.evaluate.rules import Rules, load_rules
+from porchlamp.forks import cores
 from porchlamp.laps import Laps
 from porchlamp.store import Store
 from porchlamp.store.marks import ensure_marks
@@ -73,46 +74,6 @@ def resolve_as_of(store: Store, as_of: date | None) -> date:
             f"Evaluate a date from {first} to {collected}, or collect into a new store with --as-of {as_of}"
         )
     return as_of
-
-
-def _js(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-
-
-def _profile_rows(as_of: date, items: Iterable[tuple[str, Mapping[str, ProfileScore]]]) -> dict[str, list[Any]]:
-    """Columns of `profile_results` from (repo, {profile: score}) pairs."""
-    cols: dict[str, list[Any]] = {k: [] for k in ("as_of", "repo", "profile", "score", "coverage", "tier", "rank", "delta", "explain")}
-    for repo, profiles in items:
-        for name, p in profiles.items():
-            for k, v in (("as_of", as_of), ("repo", repo), ("profile", name), ("score", p.score), ("coverage", p.coverage),
-                         ("tier", p.tier), ("rank", p.rank), ("delta", p.delta), ("explain", _js(list(p.explain)))):
-                cols[k].append(v)
-    return cols
-
-
-def result_rows(as_of: date, results: Iterable[RepoResult]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
-    """Repositories' results as columns of the store's `results` and `component_results`."""
-    res: dict[str, list[Any]] = {}
-    comps: dict[str, list[Any]] = {}
-
-    def put(cols: dict[str, list[Any]], row: dict[str, Any]) -> None:
-        for k, v in row.items():
-            cols.setdefault(k, []).append(v)
-
-    for r in results:
-        f = r.figures
-        put(res, {
-            "as_of": as_of, "repo": r.repo, "status": r.status, "kind": r.kind, "reason": r.reason, "ecosystem": r.ecosystem,
-            "ecosystem_why": r.ecosystem_why, "star_bucket": r.star_bucket, "stars": r.stars, "forks": r.forks,
-            "language": r.language, "description": r.description, "judged": r.judged, "borderline": r.borderline,
-            "fork_note": r.fork_note, "review_happens": r.review_happens, "outside_prs": f.outside_prs,
-            "answered": f.answered, "closed_silently": f.closed_silently, "unanswered": f.unanswered,
-            "median_hours": f.median_hours, "p90_hours": f.p90_hours,
-            "evidence": _js(r.evidence()), "maintainers": _js(r.maintainers),
-        })
-        for name, c in r.components.items():
-            put(comps, {"as_of": as_of, "repo": r.repo, "component": name, "score": c.score, "inputs": _js(c.inputs), "reason": c.reason})
-    return res, comps
 
 
 def memory_budget(text: str) -> str:
@@ -166,14 +127,13 @@ def _judge(store: Store, when: date, settings: Settings, rules: Rules, wanted: l
 
     conn = store.conn
     if workers <= 1 and cluster is None:
-        judged, results = judge_repos(conn, wanted, settings, rules, when, progress=progress)
+        judged, res, comps = judge_repos(conn, wanted, settings, rules, when, progress=progress, processes=cores())
         lap("judge")
-        res, comps = result_rows(when, results)
         conn.register("_failed", pa.table({"repo": pa.array(failed, pa.string())}))
         try:
             conn.execute("CREATE OR REPLACE TEMP VIEW j_pr_rows AS SELECT * FROM j_prs WHERE repo NOT IN (SELECT repo FROM _failed)")
             store.write_snapshot(when, meta, {"results": res, "component_results": comps,
-                                              "profile_results": _profile_rows(when, profile_rows(judged.scored, settings))},
+                                              "profile_results": profile_columns(when, profile_rows(judged.scored, settings))},
                                  prs="j_pr_rows")
         finally:
             conn.unregister("_failed")
@@ -197,7 +157,7 @@ def _judge(store: Store, when: date, settings: Settings, rules: Rules, wanted: l
                     progress(part.repos)
             lap("judge")
             files = {t: sorted((space / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
-            store.write_snapshot(when, meta, {"profile_results": _profile_rows(when, profile_rows(judged.scored, settings))},
+            store.write_snapshot(when, meta, {"profile_results": profile_columns(when, profile_rows(judged.scored, settings))},
                                  files)
             lap("write_snapshot")
             peaks = tuple(runner.peak_memory_mb())
@@ -235,7 +195,7 @@ def rerank_store(store: Store, as_of: date | None, settings: Settings) -> int:
     components: no PR is judged again and nothing is collected. Returns projects ranked."""
     when = stored_as_of(store, as_of)
     scored = _stored_scored(store, when)
-    store.replace_profiles(when, _profile_rows(when, profile_rows(scored, settings)))
+    store.replace_profiles(when, profile_columns(when, profile_rows(scored, settings)))
     return sum(1 for r in scored if r[1] == "ranked")
 
 

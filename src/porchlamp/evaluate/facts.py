@@ -2,8 +2,9 @@
 row of counts per repository, its outside PRs that were pointed elsewhere, its commit sample's
 summary, its maintainers and the accounts it set aside as its own bots.
 
-`repo_facts` streams them from a connection on which `relations.judge` has run, a batch of
-repositories at a time, so memory follows the batch, not the snapshot.
+`fact_batches` reads them from a connection on which `relations.judge` has run, a batch of
+repositories at a time (memory follows the batch, not the snapshot), as Arrow tables; `facts_of`
+makes a batch into Python objects, in whichever process judges it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 import duckdb
+import pyarrow as pa
 
+from porchlamp.columns import pylist
 from porchlamp.evaluate.relations import quote
 from porchlamp.models import CommunityFiles, Dependents, Issue, Repository, field_names, stored_maker
 
@@ -100,63 +103,88 @@ class RepoFacts:
         return sum(1 for r in self.maintainers.values() if r != "named in CODEOWNERS")
 
 
-def _models(conn: duckdb.DuckDBPyConnection, model: type, table: str, key: str, span: Sequence[str],
-            order: str, where: str = "true") -> dict[str, list[Any]]:
-    cols = field_names(model)
-    out: dict[str, list[Any]] = {}
-    rows = conn.execute(f"SELECT {', '.join(cols)} FROM {table} WHERE {key} BETWEEN ? AND ? AND {where} ORDER BY {order}",
-                        list(span)).fetchall()
-    at = cols.index(key)
-    make = stored_maker(model)
-    for row in rows:
-        out.setdefault(row[at], []).append(make(row))
-    return out
+# The models a batch's facts hold, each with where its rows are: (key, model, table, its repository
+# column, which rows, their order).
+_MODELS: tuple[tuple[str, type, str, str, str, str], ...] = (
+    ("meta", Repository, "repositories", "name_with_owner", "true", "name_with_owner"),
+    ("community", CommunityFiles, "community", "repo", "true", "repo"),
+    # Only issues that could be good first issues: the rest (three in four at 11,000 repositories)
+    # cost a second to make into objects nobody reads.
+    ("issues", Issue, "issues", "repo", "state = 'OPEN' AND assignees = 0 AND len(labels) > 0", "repo, number"),
+    ("dependents", Dependents, "dependents", "repo", "true", "repo"),
+)
+# Every query of a batch's rows: its first column is the repository, the rest a model's fields or a row.
+_SQL = {
+    **{key: f"SELECT {col}, {', '.join(field_names(model))} FROM {table} WHERE {col} BETWEEN ? AND ? AND {where} ORDER BY {order}"
+       for key, model, table, col, where, order in _MODELS},
+    "commits": "SELECT repo, commits_read, human_commits, last_human_oid, last_human_at, last_human_author, "
+               "last_human_message, human_trailers FROM j_commits WHERE repo BETWEEN ? AND ?",
+    # Only the PRs pointed elsewhere: the gates count the rest from `figures` (reading every outside
+    # PR into Python cost 2 s at 11,000 repositories).
+    "redirected": "SELECT repo, number, redirect FROM j_outside WHERE repo BETWEEN ? AND ? AND redirect IS NOT NULL "
+                  "ORDER BY repo, number",
+    # Counts as BIGINT: DuckDB counts in HUGEINT, which Arrow carries as decimals.
+    "figures": f"SELECT repo, {', '.join(f if f.endswith('_hours') else f'{f}::BIGINT' for f in Figures._fields)} "
+               "FROM j_figures WHERE repo BETWEEN ? AND ?",
+    "maintainers": "SELECT repo, login, why FROM j_maintainers WHERE repo BETWEEN ? AND ? ORDER BY repo, login",
+    "own": "SELECT o.repo, o.login, o.prs, o.of_prs, t.body FROM j_own_bots o JOIN timeline t ON t.node_id = o.node "
+           "WHERE o.repo BETWEEN ? AND ? ORDER BY o.repo, o.prs DESC, o.login",
+    "documents": "SELECT repo, m_docs FROM community WHERE repo BETWEEN ? AND ? AND m_docs IS NOT NULL",
+}
 
 
-def _rows(conn: duckdb.DuckDBPyConnection, sql: str, span: Sequence[str]) -> dict[str, list[tuple[Any, ...]]]:
-    """Rows of `sql` (its first column the repository) by repository."""
+class Batch(NamedTuple):
+    """A batch of repositories (names in order) and the rows of their facts as Arrow tables, read in
+    C: made into Python objects by `facts_of`, which may run in another process."""
+
+    names: list[str]
+    tables: dict[str, pa.Table]
+
+
+def fact_batches(conn: duckdb.DuckDBPyConnection, repos: Sequence[str], size: int = BATCH_REPOS) -> Iterator[Batch]:
+    """`repos` in name order with the rows their gates and components read, `size` at a time."""
+    names = sorted(repos)
+    for first in range(0, len(names), size):
+        batch = names[first:first + size]
+        span = [batch[0], batch[-1]]
+        yield Batch(batch, {key: conn.sql(sql, params=span).to_arrow_table() for key, sql in _SQL.items()})
+
+
+def _by_repo(table: pa.Table) -> dict[str, list[tuple[Any, ...]]]:
+    """Rows of `table` (its first column the repository) by repository, the rest of each row a tuple."""
     out: dict[str, list[tuple[Any, ...]]] = {}
-    for row in conn.execute(sql, list(span)).fetchall():
+    for row in zip(*(pylist(c) for c in table.columns)):
         out.setdefault(row[0], []).append(row[1:])
     return out
 
 
-def repo_facts(conn: duckdb.DuckDBPyConnection, repos: Sequence[str]) -> Iterator[RepoFacts]:
-    """Each of `repos` (in name order) with what its gates and components read."""
-    names = sorted(repos)
-    for first in range(0, len(names), BATCH_REPOS):
-        batch = names[first:first + BATCH_REPOS]
-        span = (batch[0], batch[-1])
-        meta = _models(conn, Repository, "repositories", "name_with_owner", span, "name_with_owner")
-        community = _models(conn, CommunityFiles, "community", "repo", span, "repo")
-        # Only issues that could be good first issues: the rest (three in four at 11,000 repositories)
-        # cost a second to make into objects nobody reads.
-        issues = _models(conn, Issue, "issues", "repo", span, "repo, number", "state = 'OPEN' AND assignees = 0 AND len(labels) > 0")
-        dependents = _models(conn, Dependents, "dependents", "repo", span, "repo")
-        commits = _rows(conn, "SELECT repo, commits_read, human_commits, last_human_oid, last_human_at, last_human_author, "
-                              "last_human_message, human_trailers FROM j_commits WHERE repo BETWEEN ? AND ?", span)
-        # Only the PRs pointed elsewhere: the gates count the rest from `figures` (reading every outside
-        # PR into Python cost 2 s at 11,000 repositories).
-        redirected = _rows(conn, "SELECT repo, number, redirect FROM j_outside WHERE repo BETWEEN ? AND ? "
-                                 "AND redirect IS NOT NULL ORDER BY repo, number", span)
-        figures = _rows(conn, f"SELECT repo, {', '.join(Figures._fields)} FROM j_figures WHERE repo BETWEEN ? AND ?", span)
-        maintainers = _rows(conn, "SELECT repo, login, why FROM j_maintainers WHERE repo BETWEEN ? AND ?", span)
-        own = _rows(conn, "SELECT o.repo, o.login, o.prs, o.of_prs, t.body FROM j_own_bots o JOIN timeline t ON t.node_id = o.node "
-                          "WHERE o.repo BETWEEN ? AND ? ORDER BY o.repo, o.prs DESC, o.login", span)
-        documents = _rows(conn, "SELECT repo, m_docs FROM community WHERE repo BETWEEN ? AND ? AND m_docs IS NOT NULL", span)
-        for name in batch:
-            if name not in meta:
-                continue
-            fig = figures.get(name)
-            yield RepoFacts(
-                repo=meta[name][0],
-                community=community[name][0] if name in community else CommunityFiles(repo=name),
-                issues=tuple(issues.get(name, ())),
-                dependents=dependents[name][0] if name in dependents else None,
-                commits=Commits(*commits[name][0]) if name in commits else NO_COMMITS,
-                redirected=tuple(Redirected(*o) for o in redirected.get(name, ())),
-                figures=Figures(*fig[0]) if fig else NO_PRS,
-                maintainers=dict(maintainers.get(name, ())),
-                own_bots=tuple(OwnBot(login, prs, of, quote(body or "")) for login, prs, of, body in own.get(name, ())),
-                documents=tuple(tuple(d) for d in json.loads(documents[name][0][0])) if name in documents else (),
-            )
+def _models(table: pa.Table, model: type) -> dict[str, list[Any]]:
+    """`model` records from the rows of `table` (the repository, then the model's fields) by repository."""
+    make = stored_maker(model)
+    return {repo: [make(r) for r in rows] for repo, rows in _by_repo(table).items()}
+
+
+def facts_of(batch: Batch) -> list[RepoFacts]:
+    """The batch's repositories (those the store holds) with what their gates and components read."""
+    t = batch.tables
+    meta, community, issues, dependents = (_models(t[key], model) for key, model, *_ in _MODELS)
+    commits, redirected, figures, maintainers, own, documents = (
+        _by_repo(t[key]) for key in ("commits", "redirected", "figures", "maintainers", "own", "documents"))
+    out = []
+    for name in batch.names:
+        if name not in meta:
+            continue
+        fig = figures.get(name)
+        out.append(RepoFacts(
+            repo=meta[name][0],
+            community=community[name][0] if name in community else CommunityFiles(repo=name),
+            issues=tuple(issues.get(name, ())),
+            dependents=dependents[name][0] if name in dependents else None,
+            commits=Commits(*commits[name][0]) if name in commits else NO_COMMITS,
+            redirected=tuple(Redirected(*o) for o in redirected.get(name, ())),
+            figures=Figures(*fig[0]) if fig else NO_PRS,
+            maintainers=dict(maintainers.get(name, ())),
+            own_bots=tuple(OwnBot(login, prs, of, quote(body or "")) for login, prs, of, body in own.get(name, ())),
+            documents=tuple(tuple(d) for d in json.loads(documents[name][0][0])) if name in documents else (),
+        ))
+    return out
