@@ -30,6 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import CHILD  # noqa: E402  (the benchmarks' evaluation child: its next_day step)
+
 ROOT = Path(__file__).resolve().parent.parent
 REPLACED = "65abf32"  # the last commit whose evaluation judged PRs in Python, one object each
 TABLES = ("results", "pr_results", "component_results", "profile_results")
@@ -46,7 +49,7 @@ NOT_COMPARED = {"evidence", "reason", "explain", "delta"}
 OLD_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
             "src/porchlamp/store/inputs.py", "src/porchlamp/gcpause.py")
 NEW_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
-            "src/porchlamp/store/marks.py")
+            "src/porchlamp/store/marks.py", "src/porchlamp/forks.py")
 # Runs the command line given in a child and prints its wall seconds, CPU seconds (every process it
 # waited for) and the largest resident size of any of them, in MB.
 MEASURE = """
@@ -60,23 +63,6 @@ print(json.dumps({"rc": run.returncode, "seconds": round(time.perf_counter() - t
 CLI = "import sys; sys.argv[0] = 'porchlamp'; from porchlamp.cli import main; main()"
 # The next day on a copy of this tree's evaluated store, as a daily refresh whose collection found
 # nothing new evaluates it: the verdicts it stores and those it lists again.
-DAY = """
-import json, sys
-from datetime import timedelta
-from porchlamp.config import Settings
-from porchlamp.snapshot import evaluate_store
-from porchlamp.store import Store
-with Store(sys.argv[1]) as s:
-    day = s.snapshot_dates()[-1] + timedelta(days=1)
-    s.mark_collected(day)
-    before = s.count("pr_verdicts")
-    summary = evaluate_store(s, day, Settings())
-    listed = s.query("SELECT count(*) AS n FROM pr_results WHERE as_of = ?", [day])[0]["n"]
-    print(json.dumps({"day": str(day), "steps": summary.steps, "pr_verdicts_stored": s.count("pr_verdicts") - before,
-                      "pr_verdicts_listed": listed}))
-"""
-
-
 def porchlamp(src: Path, *args: str, code: str = CLI) -> dict[str, Any]:
     """`porchlamp ARGS` (or the Python `code` with ARGS) with the package from `src`, measured."""
     env = {**os.environ, "PYTHONPATH": str(src), "COLUMNS": "200"}
@@ -178,7 +164,7 @@ def main() -> None:
     day = work / "day.duckdb"
     day.unlink(missing_ok=True)
     shutil.copyfile(stores["new"], day)
-    ran = porchlamp(ROOT / "src", str(day), code=DAY)
+    ran = porchlamp(ROOT / "src", "next_day", str(day), "", code=CHILD)
     report["new_next_day"] = {"evaluate_seconds": ran["seconds"], "evaluate_cpu": ran["cpu"], "evaluate_peak_mb": ran["peak_mb"],
                               **json.loads(ran["out"].strip().splitlines()[-1])}
     report["tables"], report["repos_set_aside"] = compare(stores["old"], stores["new"])

@@ -1,6 +1,8 @@
-"""Full evaluation of one store by this checkout and by an earlier commit, alternating, in one run.
+"""Evaluation of one store by this checkout and by an earlier commit, alternating, in one run: the
+snapshot again whole, or (--next-day) the day after the latest snapshot, as each daily refresh does.
 
     .venv/bin/python bench/evaluate_against.py --store /tmp/porchlamp-bench/store11000.duckdb --commit 35ddaa3
+    .venv/bin/python bench/evaluate_against.py --store STORE --commit 35ddaa3 --next-day   # the daily evaluation
 
 The earlier commit's `src` is unpacked with `git archive` and evaluates its own copy of the store;
 this checkout upgrades its copy. So the store must be of the earlier commit's schema (older code
@@ -25,22 +27,22 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
-from run import CHILD, sampled  # noqa: E402  (the benchmarks' one evaluation child)
+from run import CHILD  # noqa: E402  (the benchmarks' one evaluation child)
 
 TIME = "/usr/bin/time"
 
 
-def evaluate(src: Path, db: Path) -> dict:  # type: ignore[type-arg]
-    """One full evaluation of `db` by the code under `src`, in a fresh process."""
-    cmd = [sys.executable, "-c", CHILD, "evaluate", str(db), "1"]
+def evaluate(src: Path, db: Path, step: str = "evaluate") -> dict:  # type: ignore[type-arg]
+    """One full evaluation of `db` by the code under `src`, in a fresh process (`step` next_day:
+    of the day after its latest snapshot)."""
+    cmd = [sys.executable, "-c", CHILD, step, str(db), "1"]
     if Path(TIME).exists():
         cmd = [TIME, "-f", "cpu_seconds=%U+%S", *cmd]
-    res, machine = sampled(cmd, env={**os.environ, "PYTHONPATH": str(src)})
+    res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(src)}, check=False)
     if res.returncode != 0:
         hint = " (the store must be of the earlier commit's schema: see --help)" if "newer Porchlamp" in res.stderr else ""
         raise SystemExit(f"evaluation by {src} failed{hint}:\n{res.stderr[-2000:]}")
     out = json.loads(res.stdout.strip().splitlines()[-1])
-    out["machine_peak_mb"] = machine
     cpu = [line.split("=", 1)[1] for line in res.stderr.splitlines() if line.startswith("cpu_seconds=")]
     if cpu:
         out["cpu_seconds"] = round(sum(float(x) for x in cpu[-1].split("+")), 1)
@@ -52,6 +54,8 @@ def main() -> None:
     ap.add_argument("--store", type=Path, required=True, help="an evaluated store, such as bench/run.py's (left untouched)")
     ap.add_argument("--commit", required=True, help="the earlier commit to compare with")
     ap.add_argument("--rounds", type=int, default=2, help="evaluations of each, alternating")
+    ap.add_argument("--next-day", action="store_true", help="evaluate the day after the latest snapshot each round, as a "
+                    "daily refresh that found nothing new would (its PR verdicts compared with the day before's)")
     args = ap.parse_args()
     if not args.store.exists():
         raise SystemExit(f"{args.store}: no such store; make one with bench/run.py --sizes N --only evaluate")
@@ -67,7 +71,7 @@ def main() -> None:
         runs: dict[str, list[dict]] = {"old": [], "new": []}  # type: ignore[type-arg]
         for k in range(args.rounds):
             for which in ("old", "new"):
-                r = evaluate(sources[which], stores[which])
+                r = evaluate(sources[which], stores[which], "next_day" if args.next_day else "evaluate")
                 runs[which].append(r)
                 print(json.dumps({"code": args.commit if which == "old" else "checkout", "round": k + 1, **r}), flush=True)
     best = {w: min(r["seconds"] for r in rs) for w, rs in runs.items()}

@@ -7,8 +7,8 @@
     .venv/bin/python bench/run.py --sizes 100000 --workers 2 --parts 2 --load-memory 8GB
 
 Worlds are generated once into --work (kept between runs). Each measurement runs in a fresh
-process so its peak memory is its own (`peak_rss_mb`: that process alone; `machine_peak_mb`: with
-the children it forks, as the machine saw it); every figure is printed as one JSON line.
+process so its peak memory is its own (`peak_rss_mb`: that process, not the children it forks);
+every figure is printed as one JSON line.
 Collection cost has its own script (bench/collect_cost.py) and the emulator's speed too.
 """
 
@@ -20,10 +20,8 @@ import os
 import platform
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -49,6 +47,18 @@ elif step == "evaluate":
         r = evaluate_store(s, None, Settings(), workers=int(arg or 1))
     out = {"repos": r.repos, "outside_prs": r.outside_prs, "workers": int(arg or 1), "worker_peak_mb": list(r.worker_peak_mb),
            "steps": r.steps}
+elif step == "next_day":  # the day after the store's latest snapshot, as a daily refresh that found nothing new would
+    from datetime import timedelta
+    from porchlamp.config import Settings
+    from porchlamp.snapshot import evaluate_store
+    from porchlamp.store import Store
+    with Store(db) as s:
+        day = s.snapshot_dates()[-1] + timedelta(days=1)
+        s.mark_collected(day)
+        before = s.count("pr_verdicts")
+        r = evaluate_store(s, day, Settings())
+        out = {"day": str(day), "repos": r.repos, "steps": r.steps, "pr_verdicts_stored": s.count("pr_verdicts") - before,
+               "pr_verdicts_listed": s.query("SELECT count(*) AS n FROM pr_results WHERE as_of = ?", [day])[0]["n"]}
 elif step == "rerank":
     from porchlamp.config import settings_from_dict
     from porchlamp.snapshot import rerank_store
@@ -69,44 +79,11 @@ print(json.dumps(out))
 """
 
 
-def _available_mb() -> float | None:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            return next(int(line.split()[1]) / 1024 for line in f if line.startswith("MemAvailable:"))
-    except (OSError, StopIteration):
-        return None
-
-
-def sampled(cmd: list[str], **kw: Any) -> tuple[subprocess.CompletedProcess[str], float | None]:
-    """Run `cmd`, and how much of the machine's memory it and its children took at most (MB): the
-    fall of MemAvailable, sampled every 50 ms. A process's peak RSS would count the pages a forked
-    child shares with its parent twice, and miss the child's own."""
-    before = _available_mb()
-    lowest = [before]
-
-    def watch() -> None:
-        while proc.poll() is None:
-            now = _available_mb()
-            if now is not None and lowest[0] is not None:
-                lowest[0] = min(lowest[0], now)
-            time.sleep(0.05)
-
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    out, err = proc.communicate()
-    watcher.join()
-    peak = round(before - lowest[0], 1) if before is not None and lowest[0] is not None else None
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err), peak
-
-
 def child(step: str, db: Path, arg: str = "") -> dict:  # type: ignore[type-arg]
-    res, machine = sampled([sys.executable, "-c", CHILD, step, str(db), arg])
+    res = subprocess.run([sys.executable, "-c", CHILD, step, str(db), arg], capture_output=True, text=True, check=False)
     if res.returncode != 0:
         raise SystemExit(f"{step} failed:\n{res.stderr[-3000:]}")
-    out = json.loads(res.stdout.strip().splitlines()[-1])
-    out["machine_peak_mb"] = machine
-    return out  # type: ignore[no-any-return]
+    return json.loads(res.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
 def emit(record: dict) -> None:  # type: ignore[type-arg]
