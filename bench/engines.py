@@ -49,7 +49,7 @@ NOT_COMPARED = {"evidence", "reason", "explain", "delta"}
 OLD_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
             "src/porchlamp/store/inputs.py", "src/porchlamp/gcpause.py")
 NEW_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
-            "src/porchlamp/store/marks.py", "src/porchlamp/forks.py")
+            "src/porchlamp/store/marks.py")
 # Runs the command line given in a child and prints its wall seconds, CPU seconds (every process it
 # waited for) and the largest resident size of any of them, in MB.
 MEASURE = """
