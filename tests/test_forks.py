@@ -4,6 +4,7 @@ a child's error raised here, a child that dies named, and no child left behind."
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import threading
 from collections.abc import Iterator
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from porchlamp.forks import ForkError, fork_map
+from porchlamp.forks import ForkError, _collect, fork_map
 
 
 def _square_and_pid(n: int) -> tuple[int, int]:
@@ -96,6 +97,18 @@ def _die_on_two(n: int) -> int:
 def test_a_child_that_dies_is_named_with_its_signal() -> None:
     with pytest.raises(ForkError, match=r"working on repositories 2 died \(signal 9\)"):
         list(fork_map(_die_on_two, [1, 2, 3], 2, name=lambda n: f"repositories {n}"))
+
+
+def test_a_child_cut_off_while_sending_is_named_too() -> None:
+    """A child killed after it wrote part of its result: the parent gets part of a pickle."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(write, pickle.dumps((True, "x" * 100))[:20])
+        os.kill(os.getpid(), signal.SIGKILL)
+    os.close(write)
+    with pytest.raises(ForkError, match=r"working on part 2 died \(signal 9\)"):
+        _collect(pid, read, "part 2")
 
 
 def test_a_caller_that_stops_early_leaves_no_child_behind() -> None:

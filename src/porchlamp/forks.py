@@ -96,11 +96,12 @@ def _collect(pid: int, fd: int, name: str) -> R:  # type: ignore[type-var]
     with os.fdopen(fd, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
-    if not data:
+    try:
+        ok, value = pickle.loads(data)
+    except (pickle.UnpicklingError, EOFError, ValueError) as err:  # nothing sent, or cut off as it was sent
         how = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit status {os.waitstatus_to_exitcode(status)}"
         raise ForkError(f"the child process working on {name} died ({how}) before it sent its result; "
-                        "if it ran out of memory, give the machine more or the job less at once")
-    ok, value = pickle.loads(data)
+                        "if it ran out of memory, give the machine more or the job less at once") from err
     if not ok:
         raise value
     return value  # type: ignore[no-any-return]
