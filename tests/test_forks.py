@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from porchlamp.forks import ForkError, _collect, fork_map
+from porchlamp.forks import ForkError, _collect, fork_map, part_size
 
 
 def _square_and_pid(n: int) -> tuple[int, int]:
@@ -51,6 +51,23 @@ def test_results_are_a_plain_maps_in_order(parts: list[int], processes: int) -> 
         assert all(pid != here for _, pid in got)
     else:
         assert all(pid == here for _, pid in got)
+
+
+@given(st.integers(0, 200_000), st.integers(1, 5_000), st.integers(1, 8))
+def test_parts_are_at_most_the_size_asked_and_fill_every_core(items: int, most: int, processes: int) -> None:
+    size = part_size(items, most, processes)
+    assert 1 <= size <= most
+    # Waves of `processes` parts at once: the last part's wave takes no longer than a perfect split of
+    # the items over the cores would, give or take one item a wave.
+    waves = -(-(-(-items // size)) // processes)
+    assert waves * size <= items / processes + waves
+
+
+def test_parts_of_the_benchmark_world() -> None:
+    assert part_size(11_000, 2_000, 2) == 1_834  # six parts, three on each core, not 5.5
+    assert part_size(100_000, 2_000, 2) == 2_000
+    assert part_size(300, 2_000, 2) == 150
+    assert part_size(300, 2_000, 1) == 300
 
 
 def test_a_child_sees_what_the_parent_held_when_it_forked() -> None:

@@ -27,15 +27,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from porchlamp import killpoints
+from porchlamp.columns import Columns
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate import relations
 from porchlamp.evaluate.engine import evaluate_repo, window
 from porchlamp.evaluate.facts import BATCH_REPOS, Batch, fact_batches, facts_of
 from porchlamp.evaluate.ranking import Scored, scores_of
-from porchlamp.evaluate.rows import Columns, result_rows
+from porchlamp.evaluate.rows import result_rows
 from porchlamp.evaluate.rules import Rules, load_rules
-from porchlamp.forks import fork_map
+from porchlamp.forks import fork_map, part_size
 from porchlamp.store.shards import open_shard
 
 # About this many PR and timeline rows per shard: a few hundred MB of a worker's memory at most.
@@ -76,15 +77,17 @@ def judge_repos(conn: duckdb.DuckDBPyConnection, repos: Sequence[str], settings:
                 processes: int = 1, batch: int = BATCH_REPOS) -> tuple[Judged, Columns, Columns]:
     """Every PR on `conn` judged by the relations, then each of `repos` through the gates and
     components: the same whether `conn` is the store or one shard of it. Returns what the reduce
-    needs and the columns of `results` and `component_results`. Batches of `batch` repositories go
-    to up to `processes` forked children while this process reads the next batch's facts."""
+    needs and the columns of `results` and `component_results`. Batches of at most `batch`
+    repositories, as many as a multiple of `processes`, go to up to `processes` forked children
+    while this process reads the next batch's facts."""
     start, end = window(as_of, settings)
     relations.judge(conn, start, end, settings, rules, index)
     out = Judged()
     res: Columns = {}
     comps: Columns = {}
     judge = partial(_judge_batch, settings=settings, rules=rules, as_of=as_of)
-    for part, part_res, part_comps in fork_map(judge, fact_batches(conn, repos, batch), processes, name=_batch_name):
+    size = part_size(len(repos), batch, processes)
+    for part, part_res, part_comps in fork_map(judge, fact_batches(conn, repos, size), processes, name=_batch_name):
         out.add(part)
         for cols, more in ((res, part_res), (comps, part_comps)):
             for k, v in more.items():

@@ -12,6 +12,8 @@ from typing import Any
 
 import pyarrow as pa
 
+# Rows as columns: each column's name and its values in row order (how result rows travel to the store).
+Columns = dict[str, list[Any]]
 # Units whose NumPy datetime64 values become `datetime` objects (nanoseconds would become integers).
 _UNITS = frozenset({"s", "ms", "us"})
 

@@ -36,6 +36,15 @@ def cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def part_size(items: int, most: int, processes: int) -> int:
+    """How many items each part of a job takes: at most `most`, in a number of parts that is a
+    multiple of `processes` and of like sizes, so the last parts end together instead of one core
+    finishing a long part alone while the others wait."""
+    parts = -(-items // max(1, most))
+    parts = max(processes, -(-parts // processes) * processes)
+    return max(1, -(-items // parts))
+
+
 def fork_map(fn: Callable[[P], R], parts: Iterable[P], processes: int, name: Callable[[P], str] = str) -> Iterator[R]:
     """`fn(part)` for each of `parts`, in order, with up to `processes` children at work at once.
 

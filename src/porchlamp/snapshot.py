@@ -7,7 +7,9 @@ The only module that knows both the store and evaluation; evaluation itself stay
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -17,6 +19,7 @@ import duckdb
 import pyarrow as pa
 
 from porchlamp import __version__
+from porchlamp.columns import Columns
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.cluster import Judged
@@ -132,9 +135,9 @@ def _judge(store: Store, when: date, settings: Settings, rules: Rules, wanted: l
         conn.register("_failed", pa.table({"repo": pa.array(failed, pa.string())}))
         try:
             conn.execute("CREATE OR REPLACE TEMP VIEW j_pr_rows AS SELECT * FROM j_prs WHERE repo NOT IN (SELECT repo FROM _failed)")
-            store.write_snapshot(when, meta, {"results": res, "component_results": comps,
-                                              "profile_results": profile_columns(when, profile_rows(judged.scored, settings))},
-                                 prs="j_pr_rows")
+            with _ranking(when, judged.scored, settings) as ranked:
+                store.write_snapshot(when, meta, {"results": res, "component_results": comps, "profile_results": ranked},
+                                     prs="j_pr_rows")
         finally:
             conn.unregister("_failed")
         lap("write_snapshot")
@@ -157,14 +160,24 @@ def _judge(store: Store, when: date, settings: Settings, rules: Rules, wanted: l
                     progress(part.repos)
             lap("judge")
             files = {t: sorted((space / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
-            store.write_snapshot(when, meta, {"profile_results": profile_columns(when, profile_rows(judged.scored, settings))},
-                                 files)
+            with _ranking(when, judged.scored, settings) as ranked:
+                store.write_snapshot(when, meta, {"profile_results": ranked}, files)
             lap("write_snapshot")
             peaks = tuple(runner.peak_memory_mb())
     finally:
         runner.close()
     lap("stop_workers")
     return EvaluateSummary(when, judged.repos, judged.statuses, judged.outside_prs, peaks, lap.steps)
+
+
+@contextmanager
+def _ranking(when: date, scored: list[Scored], settings: Settings) -> Iterator[Callable[[], Columns]]:
+    """The ranks and their explanations (`profile_results`' columns), made in a thread while DuckDB
+    stores the PR verdicts (it lets go of the GIL while it works, and the ranks are Python on one
+    core): a function that waits for them, for `Store.write_snapshot`."""
+    with ThreadPoolExecutor(1, thread_name_prefix="ranks") as pool:
+        ranks = pool.submit(lambda: profile_columns(when, profile_rows(scored, settings)))
+        yield ranks.result
 
 
 def _stored_scored(store: Store, as_of: date) -> list[Scored]:

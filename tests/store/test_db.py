@@ -194,6 +194,30 @@ def _verdicts(day: date, prs: list[tuple[str, int]], title: str = "t") -> dict[s
             "title": [f"{title} {n}" for _, n in prs], "created_at": [datetime(2026, 9, 1, 12)] * len(prs)}
 
 
+def test_a_table_given_as_a_function_is_made_after_the_pr_verdicts_and_its_error_writes_nothing(tmp_path: Path) -> None:
+    """Evaluation makes the ranks while DuckDB stores the PR verdicts: a table given as a function is
+    asked for only once the PR verdicts are in, and if making it fails, the snapshot is not written."""
+    meta = {"settings": "{}", "porchlamp_version": "test", "repos": 1}
+    with Store(tmp_path / "s.duckdb") as s:
+        s.conn.execute("CREATE TEMP TABLE day_prs AS SELECT * FROM (VALUES ('o/a', 1, 't 1')) v(repo, number, title)")
+        asked: list[int] = []
+
+        def ranks() -> dict[str, list[object]]:
+            asked.append(s.conn.execute("SELECT count(*) FROM pr_verdicts").fetchone()[0])
+            return {"as_of": [D1], "repo": ["o/a"], "profile": ["default"], "score": [71.5]}
+
+        s.write_snapshot(D1, meta, {"profile_results": ranks}, prs="day_prs")
+        assert asked == [1]
+        assert s.query("SELECT repo, score FROM profile_results") == [{"repo": "o/a", "score": 71.5}]
+
+        def broken() -> dict[str, list[object]]:
+            raise RuntimeError("ranks failed")
+
+        with pytest.raises(RuntimeError, match="ranks failed"):
+            s.write_snapshot(D2, meta, {"profile_results": broken}, prs="day_prs")
+        assert s.snapshot_dates() == [D1] and s.count("snapshot_prs") == 1
+
+
 def test_a_verdict_unchanged_since_the_day_before_is_listed_again_not_copied(tmp_path: Path) -> None:
     """A snapshot whose PR verdict equals the one the latest earlier snapshot holds lists it; writing
     it again, or dropping a snapshot, forgets only the verdicts no snapshot lists any more."""

@@ -9,10 +9,9 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
+from porchlamp.columns import Columns
 from porchlamp.evaluate.engine import RepoResult
 from porchlamp.evaluate.ranking import ProfileScore
-
-Columns = dict[str, list[Any]]
 
 
 def as_json(value: Any) -> str:

@@ -31,6 +31,7 @@ from porchlamp.models import (
     stored_maker,
 )
 from porchlamp import killpoints
+from porchlamp.columns import Columns
 from porchlamp.errors import PorchlampError
 from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES, STORED_ONCE
 
@@ -490,28 +491,20 @@ class Store:
 
     # -- evaluated snapshots ---------------------------------------------------------------
 
-    def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: dict[str, dict[str, list[Any]]],
+    def write_snapshot(self, as_of: date, meta: dict[str, Any], tables: Mapping[str, Columns | Callable[[], Columns]],
                        files: dict[str, Sequence[Path]] | None = None, prs: str | None = None) -> None:
         """Replace one snapshot's results (all tables at once, in one transaction): rows given as
         columns in `tables`, or as Parquet files with the table's columns in `files`; `prs` names a
         relation on this connection holding the PR verdicts (`pr_results`' columns). A PR verdict the
-        latest earlier snapshot holds unchanged is listed again, not stored twice (`STORED_ONCE`)."""
+        latest earlier snapshot holds unchanged is listed again, not stored twice (`STORED_ONCE`).
+        The files and `prs` are stored first; a table of `tables` given as a function is called only
+        then, so the caller may still be making it in another thread while DuckDB stores the rest."""
         with self.transaction():
             self._delete_snapshots([as_of])
             self._run(
                 "INSERT INTO snapshots (as_of, settings, porchlamp_version, repos) VALUES (?, ?, ?, ?)",
                 [as_of, meta["settings"], meta["porchlamp_version"], meta["repos"]],
             )
-            for table, data in tables.items():
-                self._result_table(table)
-                if table not in STORED_ONCE:
-                    self._insert_columns(table, data, replace=False)
-                elif data and len(next(iter(data.values()))):
-                    self.conn.register("_verdict_columns", pa.table({c: pa.array(v) for c, v in data.items()}))
-                    try:
-                        self._add_verdicts(table, as_of, "_verdict_columns", list(data))
-                    finally:
-                        self.conn.unregister("_verdict_columns")
             for table, paths in (files or {}).items():
                 self._result_table(table)
                 if paths:
@@ -528,6 +521,17 @@ class Store:
             if prs is not None:
                 present = [r[0] for r in self.conn.execute(f"DESCRIBE {prs}").fetchall()]
                 self._add_verdicts("pr_results", as_of, prs, present)
+            for table, given in tables.items():
+                data = given() if callable(given) else given
+                self._result_table(table)
+                if table not in STORED_ONCE:
+                    self._insert_columns(table, data, replace=False)
+                elif data and len(next(iter(data.values()))):
+                    self.conn.register("_verdict_columns", pa.table({c: pa.array(v) for c, v in data.items()}))
+                    try:
+                        self._add_verdicts(table, as_of, "_verdict_columns", list(data))
+                    finally:
+                        self.conn.unregister("_verdict_columns")
 
     def _last_id(self, verdicts: str) -> int:
         row = self._one(f"SELECT coalesce(max(id), 0) FROM {verdicts}")
