@@ -74,6 +74,22 @@ def test_bench_upgrade_store_small(store300: Path, tmp_path: Path) -> None:
     assert figures["reads_the_same"] and figures["rows"]["results"] == 3 * 300 and figures["rows"]["pr_results"] > 3 * 300
 
 
+def test_bench_store_verdicts_small(store300: Path, tmp_path: Path) -> None:
+    """The latest snapshot's PR verdicts stored with every column, without the PR's own, and keys only."""
+    db = tmp_path / "s.duckdb"
+    shutil.copyfile(store300, db)
+    with Store(db) as s:
+        evaluate_store(s, date.fromisoformat(s.get_meta("collected_as_of")), Settings())
+        listed = s.count("snapshot_prs")
+    res = subprocess.run([sys.executable, str(BENCH / "store_verdicts.py"), "--store", str(db), "--rounds", "1"],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    runs = [json.loads(line) for line in res.stdout.splitlines()]
+    assert [r["columns"] for r in runs] == ["every column", "without the PR's own columns", "keys only"]
+    assert all(r["rows"] == listed > 1000 for r in runs) and runs[0]["count"] - runs[1]["count"] == 5 and runs[2]["count"] == 3
+    assert not list(tmp_path.glob("tmp*"))  # the copy is removed
+
+
 @pytest.mark.slow
 def test_bench_publish_cluster_small(store300: Path, tmp_path: Path) -> None:
     """The pool's site and the cluster's, one publish each, equal byte for byte."""
