@@ -61,8 +61,8 @@ print(json.dumps({"rc": run.returncode, "seconds": round(time.perf_counter() - t
                   "peak_mb": round(u.ru_maxrss / 1024), "out": run.stdout[-2000:], "err": run.stderr[-3000:]}))
 """
 CLI = "import sys; sys.argv[0] = 'porchlamp'; from porchlamp.cli import main; main()"
-# The next day on a copy of this tree's evaluated store, as a daily refresh whose collection found
-# nothing new evaluates it: the verdicts it stores and those it lists again.
+
+
 def porchlamp(src: Path, *args: str, code: str = CLI) -> dict[str, Any]:
     """`porchlamp ARGS` (or the Python `code` with ARGS) with the package from `src`, measured."""
     env = {**os.environ, "PYTHONPATH": str(src), "COLUMNS": "200"}
@@ -161,6 +161,8 @@ def main() -> None:
         stores[name] = db
     report["new_over_old_seconds"] = round(report["new"]["evaluate_seconds"] / report["old"]["evaluate_seconds"], 3)
     report["new_over_old_cpu"] = round(report["new"]["evaluate_cpu"] / report["old"]["evaluate_cpu"], 3)
+    # The next day on a copy of this tree's evaluated store, as a daily refresh whose collection found
+    # nothing new evaluates it: the verdicts it stores and those it lists again.
     day = work / "day.duckdb"
     day.unlink(missing_ok=True)
     shutil.copyfile(stores["new"], day)
