@@ -283,6 +283,32 @@ def test_projects_written_in_parts_on_two_processes_are_the_same_bytes(days: dic
     assert publish(three, tmp_path / "quiet", workers=2).pages == one.pages  # no progress to report to
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity")
+def test_by_default_projects_are_written_on_the_cores_this_process_may_run_on(days: dict[str, Any], tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process held to one core (a container's CPU set, taskset) is not given a process per core of
+    the machine: they would take turns on it."""
+    from porchlamp.publish import site as site_mod
+
+    asked: list[int] = []
+    real = site_mod.write_projects
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(args[8])  # write_projects' `workers`
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(site_mod, "write_projects", spy)
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        publish(days["sites"][0], tmp_path / "held")
+    finally:
+        os.sched_setaffinity(0, allowed)
+    publish(days["sites"][0], tmp_path / "free")
+    assert asked == [1, len(allowed)]
+    assert tree(tmp_path / "held") == tree(tmp_path / "free")
+
+
 def test_a_day_in_parts_places_and_links_as_one_process_does(days: dict[str, Any], tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """Over the day before: the unchanged projects linked while the parts are written, the projects

@@ -33,6 +33,7 @@ from markupsafe import Markup
 from porchlamp import killpoints
 from porchlamp.config import COMPONENTS
 from porchlamp.evaluate import components as components_mod
+from porchlamp.forks import cores
 from porchlamp.laps import Laps
 from porchlamp.publish import api, generations, place, reuse
 from porchlamp.publish.charts import report_charts
@@ -640,9 +641,9 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     crash midway leaves the live site as it was (`generations`). A project's files that would be
     written the same are kept where the standby already holds them, or linked from the live site
     (`full`: written all the same, to the same bytes). Projects are written on `workers` processes
-    (default: one per core) when there are enough of them, or on the workers of the Dask scheduler
-    at `cluster`: they must read and write `out`'s folder and read the snapshot's detail files
-    (`load_site_data`'s `beside`), as on a shared file system."""
+    (default: one per core this process may run on) when there are enough of them, or on the
+    workers of the Dask scheduler at `cluster`: they must read and write `out`'s folder and read the
+    snapshot's detail files (`load_site_data`'s `beside`), as on a shared file system."""
     runner = None
     if cluster:
         from porchlamp.cluster import DaskRunner
@@ -685,7 +686,7 @@ def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, pr
         pages = render_site(site, root, issues_url, site_url)
         lap("site_pages")
         written, placed = write_projects(site, root, plan, slots.live, issues_url, site_url, progress, kept,
-                                         workers or os.cpu_count() or 1, cluster, run)
+                                         workers or cores(), cluster, run)
         pages += written
         lap("projects")
         api.write_dataset(root, site)
