@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import tempfile
 import time
@@ -23,11 +22,6 @@ import duckdb
 
 # What a verdict repeats of its PR's row in `pulls` (`sql/08_verdicts.sql`).
 COPIED = ("title", "author", "author_association", "created_at", "has_ci")
-
-
-def _cpu() -> float:
-    t = os.times()
-    return t.user + t.system
 
 
 def main() -> None:
@@ -52,12 +46,12 @@ def main() -> None:
             for name, chosen in sets.items():
                 listed = ", ".join(chosen)
                 conn.execute(f"CREATE TABLE stored AS SELECT {listed} FROM src LIMIT 0")
-                wall, cpu = time.perf_counter(), _cpu()
+                wall, cpu = time.perf_counter(), time.process_time()
                 conn.execute("BEGIN")
                 conn.execute(f"INSERT INTO stored SELECT {listed} FROM src")
                 conn.execute("COMMIT")
                 print(json.dumps({"round": k + 1, "columns": name, "count": len(chosen), "rows": rows,
-                                  "seconds": round(time.perf_counter() - wall, 2), "cpu_seconds": round(_cpu() - cpu, 2)}),
+                                  "seconds": round(time.perf_counter() - wall, 2), "cpu_seconds": round(time.process_time() - cpu, 2)}),
                       flush=True)
                 conn.execute("DROP TABLE stored")
         conn.close()
