@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from porchlamp import forges
 from porchlamp.collect import CollectOptions, Collector, GraphQLClient
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
@@ -36,7 +38,7 @@ class CheckResult:
 
 def _verdict(store: Store, as_of: date, repo: str) -> dict[str, Any]:
     """The stored snapshot of one repository, as `check` shows it."""
-    r = store.query("SELECT status, kind, reason, ecosystem, stars, borderline, review_happens FROM results "
+    r = store.query("SELECT status, kind, reason, ecosystem, stars, borderline, review_happens, forge FROM results "
                     "WHERE as_of = ? AND repo = ?", [as_of, repo])[0]
     profiles = store.query("SELECT profile, score, coverage, tier FROM profile_results WHERE as_of = ? AND repo = ? "
                            "ORDER BY profile", [as_of, repo])
@@ -53,14 +55,15 @@ def _verdict(store: Store, as_of: date, repo: str) -> dict[str, Any]:
         "profiles": {p["profile"]: {"score": p["score"], "coverage": p["coverage"], "tier": p["tier"]} for p in profiles},
         "components": {c["component"]: {"score": c["score"], "inputs": json.loads(c["inputs"]), "reason": c["reason"]}
                        for c in components},
-        "outside_prs": [{"number": v["number"], "url": f"https://github.com/{repo}/pull/{v['number']}", "author": v["author"],
+        "outside_prs": [{"number": v["number"], "url": forges.change_url(repo, v["number"], r["forge"]), "author": v["author"],
                          "opened": v["created_at"].isoformat(), "outcome": v["outcome"], "first_response": v["response_kind"],
                          "responder": v["response_actor"]} for v in prs if v["excluded"] is None],
         "excluded_prs": dict(sorted(excluded.items())),
     }
 
 
-def check_repo(repo: str, client: GraphQLClient, as_of: date, settings: Settings, dependents_api: str | None = None) -> CheckResult:
+def check_repo(repo: str, client: GraphQLClient | Mapping[str, Any], as_of: date, settings: Settings,
+               dependents_api: str | None = None) -> CheckResult:
     """Collect one repository into a throwaway store and evaluate it there, as a snapshot of one.
     Alone, a repository still shows its own automated templates (the same text within minutes of
     each PR); texts repeated across other projects need a snapshot."""
@@ -70,7 +73,9 @@ def check_repo(repo: str, client: GraphQLClient, as_of: date, settings: Settings
                                                               dependents_api=dependents_api), settings).run([repo])
             if summary.failures:
                 reason = summary.failures[0]["reason"].replace("_", " ")
-                raise CheckError(f"{repo}: {reason} on GitHub (check the name, or whether the token can see it)")
+                host = forges.host_of(repo)
+                where = "GitHub" if host == forges.GITHUB_HOST else host
+                raise CheckError(f"{repo}: {reason} on {where} (check the name, or whether the token can see it)")
             evaluate_store(store, as_of, settings)
             name = store.repo_names()[0]
             verdict = _verdict(store, as_of, name)

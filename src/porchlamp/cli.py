@@ -107,6 +107,8 @@ def sample_world(
     part: Optional[str] = typer.Option(None, "--part", help="Write only part i of n (i/n, e.g. 1/2): every n-th repository "
                                        "from the i-th. Run the n parts at once on n cores into n directories, then "
                                        "`load-world` each into one store; together they hold exactly the whole world."),
+    gitlab: list[str] = typer.Option([], "--gitlab", help="HOST=SHARE: put this share of the world's projects on a GitLab "
+                                     "host (gitlab.com=0.06; a self-hosted one such as gitlab.example.org=0.03). Repeat for each."),
 ) -> None:
     """Generate a deterministic sample world: repositories, people, PRs with timelines, and truth.json.
 
@@ -120,9 +122,16 @@ def sample_world(
     with _errors():
         when = _parse_date(as_of, "--as-of") or DEFAULT_AS_OF
         split = parse_shard(part, "--part") if part else None
+        hosts: dict[str, float] = {}
+        for given in gitlab:
+            host, sep, share = given.partition("=")
+            try:
+                hosts[host.strip().lower()] = float(share)
+            except ValueError:
+                raise UserError(f"--gitlab {given!r}: write HOST=SHARE, such as gitlab.com=0.06") from None
         t0 = time.perf_counter()
         with progress_bar("generating repositories", len(range(repos)[part_slice(split)])) as advance:
-            summary = generate_world(out_dir, repos=repos, seed=seed, as_of=when, progress=advance, part=split)
+            summary = generate_world(out_dir, repos=repos, seed=seed, as_of=when, progress=advance, part=split, hosts=hosts or None)
         console.print(
             f"wrote a world of {summary.repos:,} repositories, {summary.pulls:,} PRs, "
             f"{summary.timeline_items:,} timeline items and {summary.accounts:,} accounts "
@@ -155,6 +164,10 @@ CLUSTER_OPTION = typer.Option(None, "--cluster", help="Evaluate on the workers o
 SHARD_DIR_OPTION = typer.Option(None, "--shard-dir", help="Where the snapshot's Parquet shards and partial results go "
                                 "(default: a temporary directory beside the store, removed after). With --cluster, a "
                                 "directory every worker can read and write, such as a shared file system.")
+HOST_API_OPTION = typer.Option([], "--host-api", help="HOST=URL: where a forge host's API answers, when not where "
+                               "porchlamp.toml or the packaged list say (e.g. gitlab.com=http://127.0.0.1:8766/api/v4 for the "
+                               "GitLab emulator). Repeat for each host. A host's token: PORCHLAMP_TOKEN_<HOST>, or "
+                               "GITLAB_TOKEN for gitlab.com.")
 
 MEMORY_OPTION = typer.Option("1500MB", "--memory", help="DuckDB's memory while it judges PRs, such as 1500MB or 6GB; "
                              "beyond it, it spills to disk. The default judged 100,000 repositories in 2.7 GB; "
@@ -259,6 +272,7 @@ def collect(
     plan: bool = typer.Option(False, "--plan", help="Check the token and its budget, print the estimated points and hours, and stop."),
     strict: bool = typer.Option(False, "--strict", help="Exit non-zero when any repository could not be collected (default: "
                                 "record it, go on, and exit 0; the next run tries it first)."),
+    host_api: list[str] = HOST_API_OPTION,
     shard: Optional[str] = typer.Option(None, "--shard", help="Collect only part i of n of the list (i/n, e.g. 2/4), split by a "
                                         "hash of each name, into its own --db; `porchlamp merge` joins the parts. Each "
                                         "part needs its own owner's token (docs/COLLECTING.md)."),
@@ -272,11 +286,12 @@ def collect(
     and the error (see `porchlamp report`), and the run goes on. The token comes from GITHUB_TOKEN,
     else `gh auth token`; it is never written anywhere.
     """
-    from porchlamp.collect import CollectError, CollectOptions, Collector, GraphQLClient, plan_collection
+    from porchlamp.collect import CollectError, CollectOptions, Collector
+    from porchlamp.collect.plan import plan_lines
 
     with _errors():
         settings = load_settings(config)
-        token, when, listing = _run_inputs(as_of, repos_file)
+        when, listing = _run_inputs(as_of, repos_file, settings)
         deps = _dependents_api(dependents_api, api)
         notes = []
         if shard:
@@ -289,26 +304,28 @@ def collect(
         if listing.duplicates:
             notes.append(f"{listing.duplicates} duplicate line(s) skipped")
         if listing.from_urls:
-            notes.append(f"{listing.from_urls} URL(s) read as owner/name")
-        console.print(f"collecting {len(listing.repos):,} repositories for {when} from {api}" + (f" ({'; '.join(notes)})" if notes else "")
+            notes.append(f"{listing.from_urls} URL(s) read as project names")
+        clients = _clients(listing.repos, settings, api, host_api)
+        where = ", ".join(f"{host} ({getattr(c, 'api', '')})" for host, c in clients.items())
+        console.print(f"collecting {len(listing.repos):,} repositories for {when} from {where}" + (f" ({'; '.join(notes)})" if notes else "")
                       + f"; dependents from {deps or 'nowhere (skipped)'}", highlight=False, markup=False)
-        client = GraphQLClient(api, token, wait_scale=_wait_scale())
         try:
             with _store(db) as store:
-                for line in plan_collection(client, store, len(listing.repos), when).lines():
+                for line in plan_lines(clients, store, list(listing.repos), when):
                     console.print(line, highlight=False, markup=False)
                 if plan:
                     return
                 with progress_bar("collecting", len(listing.repos) * 3) as advance:
-                    collector = Collector(store, client, CollectOptions(as_of=when, window_days=settings.window.days,
-                                                                        concurrency=concurrency, dependents_api=deps),
+                    collector = Collector(store, clients, CollectOptions(as_of=when, window_days=settings.window.days,
+                                                                         concurrency=concurrency, dependents_api=deps),
                                           settings, progress=lambda label, n, total: advance(n),
                                           notice=_note)
                     summary = collector.run(list(listing.repos))
         except CollectError as err:
             raise UserError(f"collection stopped: {err}") from None
         finally:
-            client.close()
+            for client in clients.values():
+                client.close()
         data = summary.as_dict()
         if stats_json:
             stats_json.write_text(_dump_json(data) + "\n", encoding="utf-8")
@@ -396,6 +413,7 @@ def refresh(
                                             "the last N days, the first of each month and the two latest; delete the "
                                             "others' results (as `porchlamp prune`). Default: keep all."),
     memory: str = MEMORY_OPTION,
+    host_api: list[str] = HOST_API_OPTION,
 ) -> None:
     """The daily job: collect what changed since the store's last run, evaluate the day, publish.
 
@@ -404,16 +422,16 @@ def refresh(
     token; prints what was touched, the points spent and which verdicts moved. Run the same command
     again after a crash to finish the day. A store never collected before gets a full collection.
     """
-    from porchlamp.collect import CollectError, GraphQLClient
+    from porchlamp.collect import CollectError
     from porchlamp.refresh import run_refresh
 
     with _errors():
         settings = load_settings(config)
-        token, when, listing = _run_inputs(as_of, repos_file)
-        client = GraphQLClient(api, token, wait_scale=_wait_scale())
+        when, listing = _run_inputs(as_of, repos_file, settings)
+        clients = _clients(listing.repos, settings, api, host_api)
         try:
             with _store(db) as store:
-                summary = run_refresh(store, client, list(listing.repos), when, settings, progress_bar, out_dir,
+                summary = run_refresh(store, clients, list(listing.repos), when, settings, progress_bar, out_dir,
                                       _dependents_api(dependents_api, api), concurrency,
                                       notice=_note,
                                       say=lambda text: console.print(text, highlight=False, markup=False),
@@ -422,7 +440,8 @@ def refresh(
         except CollectError as err:
             raise UserError(f"refresh stopped while collecting: {err}") from None
         finally:
-            client.close()
+            for client in clients.values():
+                client.close()
         for line in summary.lines():
             console.print(line, highlight=False, markup=False)
         for f in summary.collected.failures:
@@ -438,22 +457,36 @@ def _workers(asked: int, repos: int) -> int:
     return max(1, min(asked, repos))
 
 
-def _run_inputs(as_of: str | None, repos_file: Path) -> tuple[str, date, Any]:
-    """What a collecting command needs before it starts: the token, the day (today unless given, never
-    later) and the repository list; a UserError naming what to fix otherwise."""
+def _run_inputs(as_of: str | None, repos_file: Path, settings: Any) -> tuple[date, Any]:
+    """What a collecting command needs before it starts: the day (today unless given, never later)
+    and the repository list; a UserError naming what to fix otherwise."""
     from datetime import datetime, timezone
 
-    from porchlamp.collect import find_token, read_repos_file
+    from porchlamp import forges
+    from porchlamp.collect import read_repos_file
 
-    token = find_token()
     today = datetime.now(timezone.utc).date()
     when = _parse_date(as_of, "--as-of") or today
     if when > today:
         raise UserError(f"--as-of {when} is in the future; the newest snapshot possible is today, {today}")
-    listing = read_repos_file(repos_file)
-    if not token:
-        raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login` (for the emulator any value works)")
-    return token, when, listing
+    return when, read_repos_file(repos_file, hosts=forges.hosts(settings.hosts))
+
+
+def _clients(repos: Any, settings: Any, api: str, host_api: list[str]) -> dict[str, Any]:
+    """A client for each forge host of `repos` (GitHub's at `api`); a UserError naming a missing token."""
+    from porchlamp.collect.clients import clients_for
+    from porchlamp.collect.errors import AuthError
+
+    apis: dict[str, str] = {}
+    for given in host_api:
+        host, sep, url = given.partition("=")
+        if not sep or not url.startswith(("http://", "https://")) or "." not in host:
+            raise UserError(f"--host-api {given!r}: write HOST=URL, such as gitlab.com=https://gitlab.com/api/v4")
+        apis[host.strip().lower()] = url.strip()
+    try:
+        return clients_for(repos, settings, api, apis, wait_scale=_wait_scale())
+    except AuthError as err:
+        raise UserError(str(err)) from None
 
 
 def _dependents_api(given: str | None, api: str) -> str | None:
@@ -461,7 +494,7 @@ def _dependents_api(given: str | None, api: str) -> str | None:
     machine (the emulator) that same host, so an offline run never reaches out to the internet."""
     from urllib.parse import urlparse
 
-    from porchlamp.collect.client import DEFAULT_DEPENDENTS_API
+    from porchlamp.collect.github.client import DEFAULT_DEPENDENTS_API
 
     if given is not None:
         return given or None
@@ -480,7 +513,7 @@ def discover(
 ) -> None:
     """Build a candidate list from GitHub search, slicing star ranges past search's 1,000-result cap."""
     from porchlamp.collect import CollectError, GraphQLClient, find_token
-    from porchlamp.collect.discover import discover as run_discover
+    from porchlamp.collect.github.discover import discover as run_discover
 
     with _errors():
         token = find_token()
@@ -520,13 +553,19 @@ def emulator(
     hour_seconds: float = typer.Option(3600.0, "--hour-seconds", min=0.01, help="How long the rate-limit 'hour' lasts (compress it for tests)."),
     clock: Optional[str] = typer.Option(None, "--clock", help="Serve the world as it stood at the start of this day (YYYY-MM-DD): "
                                         "later PRs, comments, merges and commits are hidden. Default: everything."),
+    gitlab_host: Optional[str] = typer.Option(None, "--gitlab", help="Serve GitLab's REST API v4 instead, for the world's "
+                                              "projects on this host (gitlab.com, or a self-hosted one the world names)."),
+    minute_seconds: float = typer.Option(60.0, "--minute-seconds", min=0.01, help="GitLab: how long the rate-limit 'minute' lasts."),
 ) -> None:
-    """Serve GitHub's GraphQL API (and a dependents lookup) over a sample world on 127.0.0.1.
+    """Serve GitHub's GraphQL API (and a dependents lookup) over a sample world on 127.0.0.1; with
+    --gitlab HOST, GitLab's REST API for the world's projects on that host.
 
-    Point `porchlamp collect --api http://127.0.0.1:PORT/graphql` at it. Any token is accepted.
+    Point `porchlamp collect --api http://127.0.0.1:PORT/graphql` at GitHub's, and
+    `--host-api HOST=http://127.0.0.1:PORT/api/v4` at GitLab's. Any token is accepted.
     GET /_emulator/stats shows requests, points and faults. Stop it with Ctrl-C.
     """
     from porchlamp.emulator import Emulator, Faults, FaultSpecError, Limits
+    from porchlamp.emulator.gitlab import GitLabEmulator, GitLabLimits
 
     with _errors():
         try:
@@ -534,9 +573,14 @@ def emulator(
         except FaultSpecError as err:
             raise UserError(f"--faults: {err}") from None
         with progress_bar("loading the world", None):
-            emu = Emulator(world, port=port, faults=spec, limits=Limits(points_per_hour=points_per_hour, hour_seconds=hour_seconds),
-                           clock=_parse_date(clock, "--clock"))
-        console.print(f"GitHub emulator serving {len(emu.world.repos):,} repositories at {emu.url} "
+            if gitlab_host:
+                emu: Any = GitLabEmulator(world, gitlab_host.lower(), port=port, faults=spec,
+                                          limits=GitLabLimits(minute_seconds=minute_seconds), clock=_parse_date(clock, "--clock"))
+            else:
+                emu = Emulator(world, port=port, faults=spec, limits=Limits(points_per_hour=points_per_hour, hour_seconds=hour_seconds),
+                               clock=_parse_date(clock, "--clock"))
+        served = len(emu.world.projects) if gitlab_host else len(emu.world.repos)
+        console.print(f"{'GitLab' if gitlab_host else 'GitHub'} emulator serving {served:,} repositories at {emu.url} "
                       f"(stats at {emu.base_url}/_emulator/stats); Ctrl-C stops it")
         try:
             emu.serve_forever()
@@ -546,12 +590,14 @@ def emulator(
 
 @app.command()
 def check(
-    repo: str = typer.Argument(..., help="owner/name (or a github.com URL) of any repository."),
-    api: str = typer.Option("https://api.github.com/graphql", "--api", help="GraphQL endpoint (the emulator's URL offline)."),
+    repo: str = typer.Argument(..., help="owner/name on GitHub, host/path on GitLab (gitlab.com/group/project), or the web "
+                               "address of either."),
+    api: str = typer.Option("https://api.github.com/graphql", "--api", help="GitHub's GraphQL endpoint (the emulator's URL offline)."),
     dependents_api: str = typer.Option("https://packages.ecosyste.ms", "--dependents-api", help="Dependents service ('' to skip)."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Judge as of this date (default: today, UTC)."),
     fmt: str = typer.Option("table", "--format", help="table or json."),
     config: Optional[Path] = CONFIG_OPTION,
+    host_api: list[str] = HOST_API_OPTION,
 ) -> None:
     """Judge one repository now, end to end: its status and reason, or its scores, with the evidence.
 
@@ -560,31 +606,33 @@ def check(
     """
     from datetime import datetime, timezone
 
+    from porchlamp import forges
     from porchlamp.check import CheckError, check_repo
-    from porchlamp.collect import CollectError, GraphQLClient, find_token
+    from porchlamp.collect import CollectError
     from porchlamp.collect.repos_file import parse_repo
 
     with _errors():
         if fmt not in ("table", "json"):
             raise UserError(f"--format must be table or json (got {fmt!r})")
-        name = parse_repo(repo)
-        if name is None:
-            raise UserError(f"{repo!r} is not owner/name or a github.com repository URL")
         settings = load_settings(config)
+        try:
+            name = parse_repo(repo, forges.hosts(settings.hosts))
+        except forges.UnknownHost as err:
+            raise UserError(f"{repo!r}: {err}") from None
+        if name is None:
+            raise UserError(f"{repo!r} is not owner/name, host/path or a project's web address")
         today = datetime.now(timezone.utc).date()
         when = _parse_date(as_of, "--as-of") or today
         if when > today:
             raise UserError(f"--as-of {when} is in the future; the newest possible is today, {today}")
-        token = find_token()
-        if not token:
-            raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login`")
-        client = GraphQLClient(api, token, wait_scale=_wait_scale())
+        clients = _clients([name], settings, api, host_api)
         try:
-            result = check_repo(name, client, when, settings, dependents_api or None)
+            result = check_repo(name, clients, when, settings, dependents_api or None)
         except (CheckError, CollectError) as err:
             raise UserError(str(err)) from None
         finally:
-            client.close()
+            for client in clients.values():
+                client.close()
         if fmt == "json":
             sys.stdout.write(_dump_json(result.as_dict()) + "\n")
         else:

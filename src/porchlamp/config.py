@@ -96,6 +96,15 @@ class SiteSettings(_Section):
     start_max_rows: int = Field(500, ge=10, le=5000, description="'Where to start' pages list at most this many issues")
 
 
+class HostSettings(_Section):
+    """A forge host the packaged list (`data/forges.toml`) does not know, or one whose API lives elsewhere."""
+
+    forge: str = Field(..., pattern="^(github|gitlab|forgejo)$", description="software the host runs: github, gitlab or forgejo")
+    api: str | None = Field(None, pattern="^https?://", description="base address of its API (default: the forge's usual path on the host)")
+    requests_per_minute: int | None = Field(None, ge=1, le=100_000, description="most requests a minute to send it (self-hosted "
+                                            "instances set their own limits; a 429 is honoured whatever this says)")
+
+
 DEFAULT_PROFILES: dict[str, dict[str, float]] = {
     "default": {"responsiveness": 40, "accessibility": 15, "governance": 15, "dependents": 15, "review_ci": 15},
     "first-contribution": {
@@ -123,6 +132,15 @@ class Settings(_Section):
     templates: TemplateSettings = TemplateSettings()
     site: SiteSettings = SiteSettings()
     profiles: dict[str, dict[str, float]] = Field(default_factory=lambda: {k: dict(v) for k, v in DEFAULT_PROFILES.items()})
+    hosts: dict[str, HostSettings] = Field(default_factory=dict, description="forge hosts beyond the packaged ones, by name")
+
+    @field_validator("hosts")
+    @classmethod
+    def _check_hosts(cls, hosts: dict[str, HostSettings]) -> dict[str, HostSettings]:
+        for name in hosts:
+            if "." not in name or "/" in name or name != name.strip().lower():
+                raise ValueError(f"host {name!r}: write the host name alone, in lower case, such as \"git.example.org\"")
+        return hosts
 
     @field_validator("profiles")
     @classmethod

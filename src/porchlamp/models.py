@@ -15,6 +15,8 @@ from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time
 from typing import Any, NamedTuple
 
+from porchlamp import forges
+
 ACCOUNT_TYPES = ("User", "Bot", "Mannequin", "Organization")
 ASSOCIATIONS = (
     "OWNER",
@@ -55,7 +57,8 @@ class Account:
     login: str
     type: str  # one of ACCOUNT_TYPES
     created_at: datetime | None = None
-    node_id: str | None = None  # GitHub's global id: what a commit-history filter by author needs
+    node_id: str | None = None  # GitHub's global id (a commit-history filter by author needs it); a forge's user id elsewhere
+    host: str = forges.GITHUB_HOST  # a login names an account on one host only
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,18 +85,20 @@ class Repository:
     has_issues: bool = True
     created_at: datetime | None = None
     pushed_at: datetime | None = None
+    forge: str = "github"  # the software its host runs (forges.FORGES); the host is in the name
 
     @property
     def owner(self) -> str:
-        return self.name_with_owner.split("/", 1)[0]
+        """Everything before the last part of the path (GitLab's groups nest)."""
+        return forges.path_of(self.name_with_owner).rsplit("/", 1)[0]
 
     @property
     def name(self) -> str:
-        return self.name_with_owner.split("/", 1)[1]
+        return self.name_with_owner.rsplit("/", 1)[1]
 
     @property
     def url(self) -> str:
-        return f"https://github.com/{self.name_with_owner}"
+        return forges.web_url(self.name_with_owner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +133,8 @@ class PullRequest(NamedTuple):
     body: str = ""
     has_ci: bool | None = False  # None: not checked (the collector samples recent merged PRs)
 
-    @property
-    def url(self) -> str:
-        return f"https://github.com/{self.repo}/pull/{self.number}"
+    def url(self, forge: str | None = None) -> str:
+        return forges.change_url(self.repo, self.number, forge)
 
 
 class TimelineItem(NamedTuple):
@@ -165,6 +169,16 @@ class Issue:
     labels: tuple[str, ...] = ()
     assignees: int = 0
     created_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A person with access to a project, at the level the forge reports (GitLab: 10 Guest, 15 Planner,
+    20 Reporter, 30 Developer, 40 Maintainer, 50 Owner). GitHub reports roles through associations instead."""
+
+    repo: str
+    login: str
+    access_level: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,13 +7,15 @@ being repeatable), so running the same refresh again after a crash finishes the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from porchlamp.collect import CollectOptions, Collector, CollectSummary, GraphQLClient, plan_collection
+from porchlamp.collect import CollectOptions, Collector, CollectSummary, GraphQLClient
+from porchlamp.collect.plan import plan_lines
+from porchlamp.forges import GITHUB_HOST
 from porchlamp.config import Settings
 from porchlamp.publish import PublishSummary, generations, load_site_data, publish
 from porchlamp.publish.changes import Changes, changes_from_store
@@ -74,7 +76,7 @@ class RefreshSummary:
                                                                   "steps": self.published.steps}}
 
 
-def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: date, settings: Settings, step: Step,
+def run_refresh(store: Store, client: GraphQLClient | Mapping[str, Any], repos: list[str], as_of: date, settings: Settings, step: Step,
                 out_dir: Path | None = None, dependents_api: str | None = None, concurrency: int = 2,
                 issues_url: str | None = None, notice: Callable[[str], None] = lambda text: None,
                 say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None,
@@ -88,10 +90,11 @@ def run_refresh(store: Store, client: GraphQLClient, repos: list[str], as_of: da
     previous = date.fromisoformat(last) if last else None
     if previous is not None and previous > as_of:
         raise SnapshotError(f"the store was last collected for {previous}, after {as_of}; refresh moves forward only")
-    for line in plan_collection(client, store, len(repos), as_of).lines():  # the token is checked before anything runs
+    clients = {GITHUB_HOST: client} if isinstance(client, GraphQLClient) else dict(client)
+    for line in plan_lines(clients, store, repos, as_of):  # each host's token is checked before anything runs
         say(line)
     with step("collecting what changed", len(repos) * 3) as advance:
-        collector = Collector(store, client, CollectOptions(as_of=as_of, window_days=settings.window.days,
+        collector = Collector(store, clients, CollectOptions(as_of=as_of, window_days=settings.window.days,
                                                             concurrency=concurrency, dependents_api=dependents_api),
                               settings, progress=lambda label, n, total: advance(n), notice=notice)
         collected = collector.run(repos)

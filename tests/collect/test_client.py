@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from porchlamp.collect import AuthError, GraphQLClient, NetworkError
-from porchlamp.collect.client import RequestFailed, find_token, redact
+from porchlamp.collect.github.client import RequestFailed, find_token, redact
 
 TOKEN = "tok_" + "s3cr3t" * 6
 

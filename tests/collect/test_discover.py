@@ -1,7 +1,7 @@
 import pytest
 
 from porchlamp.collect import GraphQLClient
-import porchlamp.collect.discover as discover_mod
+import porchlamp.collect.github.discover as discover_mod
 from porchlamp.emulator import Emulator, WorldIndex
 from porchlamp.emulator import server as server_mod
 

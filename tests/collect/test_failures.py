@@ -8,7 +8,7 @@ import pytest
 from collecting import AS_OF, collect_world, store_records, world_as_collected
 
 from porchlamp.collect import CollectOptions, Collector, GraphQLClient
-from porchlamp.collect.client import TIMEOUT_ATTEMPTS, NetworkError
+from porchlamp.collect.github.client import TIMEOUT_ATTEMPTS, NetworkError
 from porchlamp.config import Settings
 from porchlamp.emulator import Emulator, Limits, WorldIndex
 from porchlamp.emulator.server import response_work

@@ -10,7 +10,7 @@ from porchlamp.emulator import load_schema
 from porchlamp.emulator.conformance import document_problems, load_github_schema
 
 GITHUB = load_github_schema()
-QUERIES = sorted(p.name for p in resources.files("porchlamp.collect.queries").iterdir() if p.name.endswith(".graphql"))
+QUERIES = sorted(p.name for p in resources.files("porchlamp.collect.github.queries").iterdir() if p.name.endswith(".graphql"))
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
@@ -22,7 +22,7 @@ def test_there_are_queries() -> None:
 
 @pytest.mark.parametrize("name", QUERIES)
 def test_query_is_valid_on_github(name: str) -> None:
-    doc = resources.files("porchlamp.collect.queries").joinpath(name).read_text()
+    doc = resources.files("porchlamp.collect.github.queries").joinpath(name).read_text()
     assert document_problems(doc, GITHUB) == []
     assert document_problems(doc, load_schema()) == []
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from porchlamp.collect.ratelimit import MAX_ATTEMPTS, SECONDARY_MIN_WAIT, backoff, decide, pace
+from porchlamp.collect.github.ratelimit import MAX_ATTEMPTS, SECONDARY_MIN_WAIT, backoff, decide, pace
 
 NOW = 1_800_000_000.0
 OK = {"data": {"repository": {"name": "x"}}}

@@ -128,7 +128,7 @@ def test_each_day_is_judged_whole_and_stores_only_the_verdicts_that_moved(week: 
 
 
 def test_the_plan_estimates_a_refresh_by_the_days_since_the_last_run() -> None:
-    from porchlamp.collect.collector import DAILY_SHARE, MONTHLY_SHARE, incremental_share
+    from porchlamp.collect.plan import DAILY_SHARE, MONTHLY_SHARE, incremental_share
 
     assert incremental_share(1) == DAILY_SHARE and incremental_share(31) == MONTHLY_SHARE
     shares = [incremental_share(d) for d in range(1, 400)]

@@ -2,16 +2,34 @@ from pathlib import Path
 
 import pytest
 
+from porchlamp import forges
 from porchlamp.collect.repos_file import ReposFileError, parse_repo, read_repos_file
 
 
 @pytest.mark.parametrize(("line", "repo"), [
     ("octo/hello", "octo/hello"), ("https://github.com/octo/hello", "octo/hello"), ("https://github.com/octo/hello.git", "octo/hello"),
     ("github.com/octo/hello/", "octo/hello"), ("octo/hello.js", "octo/hello.js"), ("octo/hello/tree/main", None),
-    ("octo", None), ("-octo/x", None), ("octo/x y", None), ("<script>/x", None), ("https://gitlab.com/a/b", None), ("a/..", None),
+    ("octo", None), ("-octo/x", None), ("octo/x y", None), ("<script>/x", None), ("a/..", None),
+    # Other forges: host and path, groups nested; a page under /-/ or a .git taken off.
+    ("https://gitlab.com/a/b", "gitlab.com/a/b"), ("gitlab.com/group/sub/project", "gitlab.com/group/sub/project"),
+    ("https://gitlab.gnome.org/GNOME/gtk", "gitlab.gnome.org/GNOME/gtk"),
+    ("https://gitlab.gnome.org/GNOME/gtk/-/merge_requests/12", "gitlab.gnome.org/GNOME/gtk"),
+    ("https://invent.kde.org/plasma/kwin.git", "invent.kde.org/plasma/kwin"), ("GitLab.com/a/b", "gitlab.com/a/b"),
+    ("gitlab.com/a", None), ("gitlab.com/a/../b", None), ("gitlab.com/-a/b", None), ("gitlab.com/a/b.atom", None),
+    ("https://gitlab.com/a/<script>", None),
 ])
 def test_parse_repo(line: str, repo: str | None) -> None:
     assert parse_repo(line) == repo
+
+
+def test_a_host_whose_forge_is_unknown_is_refused_with_what_to_add(tmp_path: Path) -> None:
+    f = tmp_path / "repos.txt"
+    f.write_text("octo/hello\ngit.example.org/team/tool\n")
+    with pytest.raises(ReposFileError) as err:
+        read_repos_file(f)
+    assert "line 2" in str(err.value) and '[hosts."git.example.org"]' in str(err.value)
+    known = forges.hosts({"git.example.org": {"forge": "gitlab"}})
+    assert read_repos_file(f, hosts=known).repos == ("octo/hello", "git.example.org/team/tool")
 
 
 def test_blank_lines_comments_urls_duplicates(tmp_path: Path) -> None:

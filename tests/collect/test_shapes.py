@@ -8,8 +8,8 @@ from typing import Any
 
 from helpers import post
 
-from porchlamp.collect import mapping
-from porchlamp.collect.client import load_query
+from porchlamp.collect.github import mapping
+from porchlamp.collect.github.client import load_query
 from porchlamp.emulator import Emulator, WorldIndex
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "github"

@@ -1,6 +1,7 @@
-"""Reading a repos file: one `owner/name` a line. Blank lines and `#` comments are skipped,
-GitHub URLs are reduced to `owner/name`, duplicates are dropped; anything else is an error that
-names its line, raised before a single request is made.
+"""Reading a repos file: one project a line, `owner/name` on GitHub or `host/path` on another forge
+(`gitlab.com/group/project`). Blank lines and `#` comments are skipped, web addresses are reduced to
+the project's name, duplicates are dropped; anything else is an error that names its line, raised
+before a single request is made.
 """
 
 from __future__ import annotations
@@ -8,14 +9,11 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 
+from porchlamp import forges
 from porchlamp.errors import PorchlampError
-
-OWNER = r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
-NAME = r"[A-Za-z0-9._-]{1,100}"
-_PLAIN = re.compile(rf"^({OWNER})/({NAME})$")
-_URL = re.compile(rf"^(?:https?://)?(?:www\.)?github\.com/({OWNER})/({NAME}?)(?:\.git)?/?(?:[#?].*)?$")
 
 
 class ReposFileError(PorchlampError):
@@ -29,24 +27,21 @@ class ReposList:
     from_urls: int
 
 
-def parse_repo(text: str) -> str | None:
-    """`owner/name` from a line (plain or a github.com URL), or None if it is neither."""
-    s = text.strip()
-    m = _PLAIN.match(s) or _URL.match(s)
-    if not m or m.group(2) in (".", "..") or not m.group(2):
-        return None
-    name = m.group(2)[:-4] if m.group(2).endswith(".git") else m.group(2)
-    return f"{m.group(1)}/{name}"
+def parse_repo(text: str, hosts: Mapping[str, forges.Host] | None = None) -> str | None:
+    """A project's name from a line (`owner/name`, `host/path`, or a web address of either), or None
+    if it is none of these; a host whose forge is not known raises forges.UnknownHost."""
+    return forges.parse(text, hosts)
 
 
-def read_repos_file(path: str | Path, limit_errors: int = 10) -> ReposList:
+def read_repos_file(path: str | Path, limit_errors: int = 10, hosts: Mapping[str, forges.Host] | None = None) -> ReposList:
+    """The projects a repos file names; `hosts` are the forge hosts known (packaged and configured)."""
     p = Path(path)
     if not p.exists():
         raise ReposFileError(f"{p}: repos file not found")
     try:
         lines = p.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError:
-        raise ReposFileError(f"{p}: not a UTF-8 text file; it should hold one owner/name a line") from None
+        raise ReposFileError(f"{p}: not a UTF-8 text file; it should hold one owner/name (or host/path) a line") from None
     seen: dict[str, str] = {}
     bad: list[str] = []
     dups = urls = 0
@@ -54,11 +49,15 @@ def read_repos_file(path: str | Path, limit_errors: int = 10) -> ReposList:
         line = raw.split("#", 1)[0].strip() if not raw.strip().startswith("http") else raw.strip()
         if not line or raw.strip().startswith("#"):
             continue
-        repo = parse_repo(line)
-        if repo is None:
-            bad.append(f"line {no}: {raw.strip()[:80]!r} is not owner/name")
+        try:
+            repo = parse_repo(line, hosts)
+        except forges.UnknownHost as err:
+            bad.append(f"line {no}: {raw.strip()[:80]!r}: {err}")
             continue
-        if "/" in line and ("github.com" in line):
+        if repo is None:
+            bad.append(f"line {no}: {raw.strip()[:80]!r} is not owner/name or host/path")
+            continue
+        if "://" in line or line.lower().startswith(("github.com/", "www.github.com/")):
             urls += 1
         key = repo.lower()
         if key in seen:
@@ -70,7 +69,7 @@ def read_repos_file(path: str | Path, limit_errors: int = 10) -> ReposList:
         raise ReposFileError(f"{p}: {len(bad)} line(s) are not repositories; fix or remove them, nothing was collected:\n  "
                              + "\n  ".join(bad[:limit_errors]) + more)
     if not seen:
-        raise ReposFileError(f"{p}: no repositories in the file; write one owner/name a line")
+        raise ReposFileError(f"{p}: no repositories in the file; write one owner/name (or host/path) a line")
     return ReposList(tuple(seen.values()), dups, urls)
 
 

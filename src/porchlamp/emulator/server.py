@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlparse
 
 from graphql import FieldNode, GraphQLError, GraphQLSchema, build_schema, execute, parse, validate
 
+from porchlamp import forges
 from porchlamp.emulator import views
 from porchlamp.emulator.cost import Cost, CostError, operation, query_cost
 from porchlamp.emulator.faults import Faults
@@ -370,15 +371,18 @@ class Emulator:
 
     def dependents_lookup(self, repository_url: str) -> list[dict[str, Any]]:
         """Packages published from a repository, in ecosyste.ms' packages-lookup shape."""
-        path = urlparse(repository_url).path.strip("/")
+        url = urlparse(repository_url)
+        path = url.path.strip("/")
         owner, _, name = path.partition("/")
-        entry = self.world.repo(owner, name) if name else None
+        # A project on another forge is looked up by its host and path (the service knows GitLab's too).
+        entry = (self.world.repo(owner, name) if name else None) if url.netloc in ("", "github.com") \
+            else self.world.repos.get(forges.join(url.netloc, path).lower())
         d = entry.dependents if entry else None
         if not d or not d.get("package"):
             return []
         eco, registry = ECOSYSTEMS_API.get(d["ecosystem"], (d["ecosystem"].lower(), d["ecosystem"]))
         return [{"name": d["package"], "ecosystem": eco, "registry": {"name": registry, "ecosystem": eco},
-                 "repository_url": f"https://github.com/{entry.row['name_with_owner']}",  # type: ignore[union-attr]
+                 "repository_url": forges.web_url(entry.row["name_with_owner"]),  # type: ignore[union-attr]
                  "dependent_packages_count": d["dependent_packages"], "dependent_repos_count": d["dependent_repos"]}]
 
 

@@ -47,6 +47,7 @@ class RepoResult:
     fork_note: str | None = None
     review_happens: str | None = None
     own_bots: tuple[OwnBot, ...] = ()  # accounts set aside as this project's bots by what they post
+    forge: str = "github"  # the software the project's host runs (its host is in `repo`)
 
     def evidence(self) -> dict[str, Any]:
         out: dict[str, Any] = {gr.gate: {"passed": gr.passed, "reason": gr.reason, **gr.evidence} for gr in self.gates}
@@ -67,7 +68,7 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
     base: dict[str, Any] = dict(
         repo=r.name_with_owner, ecosystem=eco, ecosystem_why=eco_why, star_bucket=star_bucket(r.stars), stars=r.stars,
         forks=r.forks, language=r.primary_language, description=r.description, figures=data.figures,
-        maintainers=dict(data.maintainers), own_bots=data.own_bots,
+        maintainers=dict(data.maintainers), own_bots=data.own_bots, forge=r.forge or "github",
     )
     done: list[g.GateResult] = []
 

@@ -17,6 +17,7 @@ from importlib import resources
 import duckdb
 import pyarrow as pa
 
+from porchlamp import forges
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.evaluate.rules import Rules
@@ -53,7 +54,7 @@ RELATIONS = ("01_items", "02_logins", "03_sightings", "03_templates", "04_bots",
 # in DuckDB's memory budget, and the verdicts spilled to disk for want of the room they took.
 DONE_WITH: dict[str, tuple[str, ...]] = {
     "04_bots": ("TABLE j_own_said", "TABLE j_sightings"),
-    "05_maintainers": ("TABLE j_acts",),
+    "05_maintainers": ("TABLE j_acts", "TABLE j_members"),
     "08_verdicts": ("TABLE j_judged_items",),
 }
 
@@ -133,6 +134,7 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
         conn.execute(f"SET VARIABLE {name} = ?::{cast}", [value])
     # The one definition of a repository's key (`rk`), which every relation joins by.
     conn.execute("CREATE OR REPLACE TEMP MACRO repo_key(name) AS hash(name)")
+    conn.execute(forges.HOST_MACRO)
     rule_tables(conn, rules)
 
 

@@ -48,7 +48,7 @@ def result_rows(as_of: date, results: Iterable[RepoResult]) -> tuple[Columns, Co
             "fork_note": r.fork_note, "review_happens": r.review_happens, "outside_prs": f.outside_prs,
             "answered": f.answered, "closed_silently": f.closed_silently, "unanswered": f.unanswered,
             "median_hours": f.median_hours, "p90_hours": f.p90_hours,
-            "evidence": as_json(r.evidence()), "maintainers": as_json(r.maintainers),
+            "evidence": as_json(r.evidence()), "maintainers": as_json(r.maintainers), "forge": r.forge,
         })
         for name, c in r.components.items():
             put(comps, {"as_of": as_of, "repo": r.repo, "component": name, "score": c.score, "inputs": as_json(c.inputs), "reason": c.reason})

@@ -8,6 +8,9 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+from porchlamp import forges
+from porchlamp.models import Member
+from porchlamp.sample.associations import ACCESS_LEVELS
 from porchlamp.sample.world import TABLES, WorldSummary, generate_world, iter_rows, read_meta, read_truth
 from porchlamp.config import Settings
 from porchlamp.evaluate.rules import load_rules
@@ -18,9 +21,20 @@ __all__ = ["TABLES", "WorldSummary", "generate_world", "iter_rows", "load_world"
 
 
 def load_world(world: str | Path, store: Store) -> dict[str, int]:
-    """Upsert every table of a world into the store; returns rows per table."""
+    """Upsert every table of a world into the store; returns rows per table. A project on a GitLab
+    host is stored as GitLab shows it: no association on anything, its members (roles, those GitHub
+    hides too) with their access levels, and its people as accounts of that host."""
     meta = read_meta(world)
     counts = {t: store.load_jsonl(t, Path(world) / f"{t}.jsonl.gz") for t in TABLES}
+    hosts = sorted(meta.get("hosts") or {})
+    if hosts:
+        members = [Member(r["repo"], r["login"], ACCESS_LEVELS[r["role"]]) for r in iter_rows(world, "roles")
+                   if forges.host_of(r["repo"]) in hosts]
+        with store.transaction():
+            counts["members"] = store.upsert(members)
+            store.gitlab_as_shown(hosts)
+    else:
+        counts["members"] = 0
     ensure_marks(store, load_rules(Settings()))
     store.mark_collected(date.fromisoformat(meta["as_of"]))
     return counts

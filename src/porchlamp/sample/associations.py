@@ -18,6 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 ROLES = ("OWNER", "MEMBER", "COLLABORATOR")
+# The same roles as GitLab's access levels (doc/api/members.md: 30 Developer, 40 Maintainer, 50 Owner),
+# for the world's projects on GitLab.
+ACCESS_LEVELS = {"OWNER": 50, "MEMBER": 40, "COLLABORATOR": 30}
 
 
 def user_node_id(login: str) -> str:
@@ -34,7 +37,8 @@ class RepoHistory:
 
     @classmethod
     def of(cls, roles: Iterable[Mapping[str, str]], commits: Iterable[Mapping[str, object]]) -> "RepoHistory":
-        h = cls({r["login"].lower(): r["role"] for r in roles})
+        # A role GitHub does not show (private organisation membership) makes no association.
+        h = cls({r["login"].lower(): r["role"] for r in roles if r.get("public", True)})
         for c in commits:
             login = c.get("author_login")
             if isinstance(login, str) and login:

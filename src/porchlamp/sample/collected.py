@@ -37,7 +37,9 @@ def world_as_collected(world: Path, as_of: date) -> dict[str, list[Any]]:
         model = MODEL_OF_TABLE[table]
         vals: dict[str, Any] = {}
         for k in field_names(model):
-            v = row.get(k)
+            if k not in row:  # a field the world leaves out keeps the model's default (a forge's: GitHub)
+                continue
+            v = row[k]
             if isinstance(v, str) and k.endswith("_at"):
                 v = t(v)
             vals[k] = tuple(v) if isinstance(v, list) else v

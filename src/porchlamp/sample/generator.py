@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from porchlamp import forges
 from porchlamp.models import DOCUMENT_CHARS
 from porchlamp.sample import names
 from porchlamp.sample.associations import RepoHistory, user_node_id
@@ -276,7 +277,12 @@ class RepoBuilder:
         org = r.random() < 0.55
         owner = names.org_name(r, p.index) if org else names.person_login(r, 500_000 + p.index)
         name = self._name()
-        self.nwo = f"{owner}/{name}"
+        self.name, self.gitlab = name, p.host != forges.GITHUB_HOST
+        # On GitLab a group may hold subgroups: a quarter of its projects sit one level down.
+        group = owner
+        if self.gitlab and org and random.Random(f"porchlamp-subgroup:{self.seed}:{p.index}").random() < 0.25:
+            group = f"{owner}/{names.project_name(random.Random(f'porchlamp-subgroup-name:{self.seed}:{p.index}'))}"
+        self.nwo = forges.join(p.host, f"{group}/{name}")
         self._people(owner, org)
         self.publishes = p.ecosystem in PUBLISHING and p.status != "not_software" and r.random() < 0.85
         langs, root, disk, desc, topics = self._content(name)
@@ -286,7 +292,7 @@ class RepoBuilder:
         is_fork = p.kind == "fork" or p.fork is not None
         parent = parent_stars = parent_archived = None
         if is_fork and p.fork != "parent_gone":
-            parent = f"{names.org_name(r, 900_000 + p.index)}/{name}"
+            parent = forges.join(p.host, f"{names.org_name(r, 900_000 + p.index)}/{name}")
             parent_archived = False
             parent_stars = p.stars * r.randint(3, 40) + 50 if p.kind == "fork" else max(0, p.stars // r.randint(2, 10))
         community = self._community()
@@ -314,6 +320,7 @@ class RepoBuilder:
             "has_issues": not p.capped and r.random() < 0.92,
             "created_at": ts(self.now - timedelta(days=r.uniform(200, 4000))),
             "pushed_at": None,
+            "forge": "gitlab" if self.gitlab else "github",
         }
         self.commit_rows: list[dict[str, Any]] = []
         self._commits()
@@ -359,6 +366,7 @@ class RepoBuilder:
 
     def _people(self, owner: str, org: bool) -> None:
         p, r = self.plan, self.rng
+        self.owner = owner
         salt = 1_000_000 + p.index * 16
         self.maintainers: list[Person] = []
         if not org:
@@ -373,6 +381,8 @@ class RepoBuilder:
         # Private org membership shows no role: such a member reads as CONTRIBUTOR (they commit); only
         # their merges and closes reveal them.
         self.private = Person(names.person_login(r, salt + 10), "User") if p.private_member else None
+        if self.private:  # a member all the same: GitHub hides the role, GitLab lists the member
+            self.roles.append({"repo": self.nwo, "login": self.private.login, "role": "MEMBER", "public": False})
         # Named in CODEOWNERS, with no association that shows it.
         self.codeowner = Person(names.person_login(r, salt + 11), "User") if p.codeowner_only else None
         for extra in (self.private, self.codeowner):
@@ -403,6 +413,10 @@ class RepoBuilder:
         if p.kind == "data_dump":
             langs = [{"name": "Jupyter Notebook", "bytes": r.randint(10_000, 90_000)}] if r.random() < 0.5 else \
                 [{"name": "Python", "bytes": r.randint(500, 9_000)}]
+            if self.gitlab:
+                # GitLab shows outsiders language shares, not bytes, and no repository size: a dump's
+                # few bytes of code would read as all of it. On GitLab the world's dumps hold notebooks only.
+                langs = [{"name": "Jupyter Notebook", "bytes": langs[0]["bytes"]}]
             return langs, ["README.md", "data", "LICENSE"], r.randint(200_000, 4_000_000), \
                 f"Raw {word} data dump, updated monthly", ["dataset", "open-data"]
         lang_names, manifests = ECO_LANG[p.ecosystem]
@@ -461,7 +475,7 @@ class RepoBuilder:
         m = r.choice(humans)
         trailer = ""
         if p.kind == "gerrit":
-            trailer = f"\n\nChange-Id: I{r.getrandbits(160):040x}\nReviewed-on: https://go-review.googlesource.com/c/{self.nwo.split('/')[1]}/+/{r.randint(10000, 99999)}"
+            trailer = f"\n\nChange-Id: I{r.getrandbits(160):040x}\nReviewed-on: https://go-review.googlesource.com/c/{self.name}/+/{r.randint(10000, 99999)}"
         commit(last_human, m.login, m.login.title(), "User", "Release notes" + trailer)
         if not stale:
             for _ in range(r.randint(2, 25)):
@@ -543,7 +557,7 @@ class RepoBuilder:
         ai = []
         if r.random() < 0.12:
             ai.append(r.choice(("AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md")))
-        name = self.nwo.split("/")[1]
+        name = self.name
         contributing = r.random() < (0.45 + 0.5 * self.quality if good else 0.4)
         guide = (f"# Contributing to {name}\n\nThanks for helping! Open an issue first for large changes. Run the tests "
                  f"before you send a pull request.")
@@ -632,7 +646,7 @@ class RepoBuilder:
         if p.hostile:  # an imported placeholder account whose login is hostile text
             specs.append((self.between(self.start + DAY, latest_judgeable), "excluded", "mannequin"))
         if self.plan.status == "undecided":
-            name = self.nwo.split("/")[1]
+            name = self.name
             self.review_place = {
                 "gerrit": f"https://go-review.googlesource.com/q/project:{name}",
                 "mailing_list": "the pgsql-hackers mailing list",
@@ -659,7 +673,7 @@ class RepoBuilder:
         self.uses_bors = active and r.random() < 0.12  # merges go through a merge bot under a user account
         self.greets = active and r.random() < 0.15  # an unlisted greeter account welcomes each PR
         self.previews = active and r.random() < 0.08 and p.n_outside >= 3  # a preview notice under a maintainer's login
-        self.label_bot = Person(f"{_flat(self.nwo.split('/')[1])}bot", "User") if active and r.random() < 0.1 else None
+        self.label_bot = Person(f"{_flat(self.name)}bot", "User") if active and r.random() < 0.1 else None
         if self.label_bot:
             self.account(self.label_bot.login, "User", self.now - 800 * DAY)
         self.heavy = p.heavy  # most PR bodies are long: queries over them time out until split
@@ -704,7 +718,7 @@ class RepoBuilder:
             ro = random.Random(f"porchlamp-own-ci:{self.nwo}:{b.number}")
             at = b.created + timedelta(hours=ro.uniform(2, 30))
             if at < self.now:
-                b.comment(at, self.own_ci, OWN_CI.format(n=ro.randint(100, 9999), name=self.nwo.split("/")[1], number=b.number,
+                b.comment(at, self.own_ci, OWN_CI.format(n=ro.randint(100, 9999), name=self.name, number=b.number,
                                                          passed=ro.randint(200, 900), failed=ro.choice((0, 0, 1, 3))))
         title = self.text(names.pr_title(r))
         if self.plan.hostile and b.number == 1:
@@ -767,7 +781,7 @@ class RepoBuilder:
         if self.previews:
             who = self._public_maintainer(author.login)
             b.comment(start + timedelta(seconds=r.randint(60, 240)), who,
-                      PREVIEW_NOTICE.format(n=b.number, name=self.nwo.split("/")[1], sha=f"{r.getrandbits(28):07x}"))
+                      PREVIEW_NOTICE.format(n=b.number, name=self.name, sha=f"{r.getrandbits(28):07x}"))
         if self.label_bot:
             b.event("labeled", start + timedelta(seconds=r.randint(30, 300)), self.label_bot)
 
@@ -829,7 +843,7 @@ class RepoBuilder:
         if self.plan.redirect == "hand":  # review elsewhere, said by hand: an answer for each PR (SPEC section 5)
             at = start + self.delay()
             who = self._public_maintainer(author.login)
-            name = self.nwo.split("/")[1]
+            name = self.name
             b.comment(at, who, VENUE_REDIRECTS.get(self.plan.kind, HAND_REDIRECT).format(name=name, Name=name.title(), NAME=name.upper()))
             if r.random() < 0.5 and at + DAY < self.now:
                 b.close(at + self.between_td(HOUR, DAY), who)
@@ -839,7 +853,7 @@ class RepoBuilder:
         if self.plan.withdrawn:  # pointed elsewhere, then told PRs here are fine: answered, not redirected
             at = start + self.delay()
             who = self._public_maintainer(author.login)
-            b.comment(at, who, HAND_REDIRECT.format(name=self.nwo.split("/")[1]))
+            b.comment(at, who, HAND_REDIRECT.format(name=self.name))
             b.comment(at + self.between_td(HOUR, 6 * HOUR), who, self._own_words(b.number, WITHDRAWAL))
             truth["case"] = "redirect_withdrawn"
             truth["first_response"] = {"kind": "comment", "actor": who.login, "at": ts(at)}
@@ -852,7 +866,7 @@ class RepoBuilder:
         at = start + (RESPONSE if variant == "exact" else self.delay())
         if variant == "after_bot":
             login, type_, text = r.choice(BOT_COMMENTERS)
-            b.comment(start + timedelta(minutes=2), self.bot(login, type_), text.format(name=self.nwo.split("/")[1], repo=self.nwo))
+            b.comment(start + timedelta(minutes=2), self.bot(login, type_), text.format(name=self.name, repo=self.nwo))
             variant = "comment"
         elif variant == "late_page":
             # The first answer comes after a page's worth of CI reports: only a later timeline page shows it.
@@ -866,7 +880,7 @@ class RepoBuilder:
             words = self._own_words(b.number, r.choice(("Thanks! Could you add a test for {t}?", "LGTM, thanks.", "Looking at {t} now.")))
             if who == self.canned_by:  # every other answer of theirs is the canned reply
                 self.canned_turn += 1
-                words = CANNED.format(name=self.nwo.split("/")[1]) if self.canned_turn % 2 else words
+                words = CANNED.format(name=self.name) if self.canned_turn % 2 else words
             elif self.plan.vendored and b.number % 2:  # a fix for code vendored from elsewhere: still an answer
                 words = self._own_words(b.number, VENDORED)
                 truth["case"] = "answered_vendored"
@@ -901,7 +915,7 @@ class RepoBuilder:
         template's, SPEC section 5). The change is drawn apart from the world's stream, which stays as
         it was."""
         change = names.pr_title(random.Random(f"porchlamp-words:{self.nwo}:{number}")).lower()
-        return reply.format(t=f"the {change} part of {self.nwo.split('/')[1]}")
+        return reply.format(t=f"the {change} part of {self.name}")
 
     def _discussion(self, b: PRBuilder, after: datetime, author: Person) -> datetime:
         """A long thread after the first answer (50 to 500 timeline items): review rounds, pings, labels,
@@ -955,10 +969,10 @@ class RepoBuilder:
         soon = start + self.between_td(HOUR, RESPONSE - HOUR)
         if v == "bot_only":
             login, type_, text = r.choice(BOT_COMMENTERS)
-            b.comment(soon, self.bot(login, type_), text.format(name=self.nwo.split("/")[1], repo=self.nwo))
+            b.comment(soon, self.bot(login, type_), text.format(name=self.name, repo=self.nwo))
         elif v == "bot_text_person":
             # An integration posting under a maintainer's own account: bot text, not an answer.
-            b.comment(soon, r.choice(self.maintainers), PERSON_BOT_TEXT.format(name=self.nwo.split("/")[1]))
+            b.comment(soon, r.choice(self.maintainers), PERSON_BOT_TEXT.format(name=self.name))
         elif v == "author_only":
             b.comment(soon, author, "Friendly ping: any chance someone could take a look?")
         elif v == "drive_by":
@@ -996,7 +1010,7 @@ class RepoBuilder:
                 self.out.accounts.setdefault(other["login"], other)
                 self.barred.add(other["login"])
                 b.comment(start + self.between_td(HOUR, DAY), Person(other["login"], "User"),
-                          BYSTANDER_NOTE.format(Name=self.nwo.split("/")[1].title()))
+                          BYSTANDER_NOTE.format(Name=self.name.title()))
             return
         if self.plan.redirect is not None:
             return
@@ -1029,7 +1043,7 @@ class RepoBuilder:
             else:
                 truth["case"] = "bot_pattern_user"
                 # A user account acting as a bot, known only by its name's pattern.
-                login = f"{self.nwo.split('/')[0][:20]}-release-bot"
+                login = f"{self.owner[:20]}-release-bot"
                 self.account(login, "User", self.now - 900 * DAY)
                 author = Person(login, "User")
         elif reason == "maintainer":

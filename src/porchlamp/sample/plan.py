@@ -83,6 +83,7 @@ class RepoPlan:
     canned: bool = False  # a maintainer answers with one canned reply, every other time, and in own words between
     withdrawn: bool = False  # a maintainer first points each PR elsewhere, then says PRs here are fine after all
     vendored: bool = False  # some answers send a fix to the upstream of vendored code: an answer, not a redirect
+    host: str = "github.com"  # the forge host the project lives on (forges.py)
 
 
 def _draw_stars(rng: random.Random) -> int:
@@ -188,8 +189,27 @@ LATER_MANDATORY: list[tuple[str, str, dict[str, object]]] = [
 MIN_REPOS = len(_mandatory()) + len(LATER_MANDATORY)  # the smallest world that holds every planted case
 
 
-def make_plans(n_repos: int, seed: int) -> list[RepoPlan]:
-    """The plan of every repository of a world: deterministic in (n_repos, seed)."""
+# Kinds a project on GitLab cannot show an outsider: GitLab shows no mirror flag but to a project's
+# maintainers (doc/api/projects.md, `mirror`). Such plans stay on GitHub.
+NOT_ON_GITLAB = frozenset({"mirror"})
+
+
+def draw_host(seed: int, index: int, kind: str, hosts: dict[str, float] | None) -> str:
+    """The host of a world's repository `index`: GitHub, or one of `hosts` by its share of the world,
+    drawn apart from every other draw so the rest of the world stays as it was."""
+    if not hosts or kind in NOT_ON_GITLAB:
+        return "github.com"
+    u = random.Random(f"porchlamp-host:{seed}:{index}").random()
+    for host, share in sorted(hosts.items()):
+        if u < share:
+            return host
+        u -= share
+    return "github.com"
+
+
+def make_plans(n_repos: int, seed: int, hosts: dict[str, float] | None = None) -> list[RepoPlan]:
+    """The plan of every repository of a world: deterministic in (n_repos, seed, hosts); `hosts` gives
+    the share of the world on each forge host beside GitHub (GitLab's: `gitlab.com`, a self-hosted one)."""
     rng = random.Random(f"porchlamp-plan:{seed}")
     mandatory = _mandatory()
     if n_repos < MIN_REPOS:
@@ -238,6 +258,7 @@ def make_plans(n_repos: int, seed: int) -> list[RepoPlan]:
                 canned=bool(extra.get("canned", status == "ranked" and n - u >= 4 and r.random() < 0.05)),
                 withdrawn=bool(extra.get("withdrawn", False)),
                 vendored=bool(extra.get("vendored", False)),
+                host=draw_host(seed, i, kind, hosts),
             )
         )
     return plans

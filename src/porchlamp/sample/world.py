@@ -71,8 +71,10 @@ def generate_world(
     as_of: date = DEFAULT_AS_OF,
     progress: Callable[[int], None] | None = None,
     part: tuple[int, int] | None = None,
+    hosts: dict[str, float] | None = None,
 ) -> WorldSummary:
     """Generate a world of `repos` repositories into `out` (replaced if it is a world already).
+    `hosts`: the share of the world on each GitLab host (`{"gitlab.com": 0.1}`), the rest on GitHub.
 
     With `part=(i, n)` only every n-th repository from the i-th (1-based) is written: the n parts,
     generated side by side on n cores, hold exactly the whole world's rows between them, since
@@ -82,7 +84,12 @@ def generate_world(
         raise WorldError(f"{out}: exists and is not a sample world; choose an empty or new directory")
     if part is not None and not 1 <= part[0] <= part[1]:
         raise WorldError(f"part {part[0]}/{part[1]}: expected i/n with 1 ≤ i ≤ n")
-    plans = make_plans(repos, seed)
+    for host, share in (hosts or {}).items():
+        if not (0 < share < 1) or "." not in host:
+            raise WorldError(f"hosts: {host}={share}: give a host name and its share of the world, above 0 and below 1")
+    if sum((hosts or {}).values()) >= 1:
+        raise WorldError("hosts: the shares of the world off GitHub must add up to less than 1")
+    plans = make_plans(repos, seed, hosts)
     plans = plans[part_slice(part)]
     # Write beside the target, then swap, so an interrupted run never leaves half a world.
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -129,6 +136,7 @@ def generate_world(
         (tmp / "repos.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
         meta = {"format": WORLD_FORMAT, "generator": "porchlamp.sample", "repos": len(plans), "seed": seed,
                 "as_of": as_of.isoformat(), "counts": {**counts, "accounts": len(accounts)},
+                **({"hosts": {h: "gitlab" for h in sorted(hosts)}, "host_shares": dict(sorted(hosts.items()))} if hosts else {}),
                 **({"part": f"{part[0]}/{part[1]}", "whole_world_repos": repos} if part else {})}
         (tmp / "world.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         if out.exists():

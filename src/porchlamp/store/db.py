@@ -23,6 +23,7 @@ from porchlamp.models import (
     CommunityFiles,
     Dependents,
     Issue,
+    Member,
     PullRequest,
     RepoData,
     Repository,
@@ -30,7 +31,7 @@ from porchlamp.models import (
     field_names,
     stored_maker,
 )
-from porchlamp import killpoints
+from porchlamp import forges, killpoints
 from porchlamp.columns import Columns
 from porchlamp.errors import PorchlampError
 from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES, STORED_ONCE
@@ -52,6 +53,7 @@ MODEL_OF_TABLE: dict[str, type] = {
     "commits": Commit,
     "issues": Issue,
     "dependents": Dependents,
+    "members": Member,
 }
 TABLE_OF_MODEL: dict[type, str] = {v: k for k, v in MODEL_OF_TABLE.items()}
 REPO_COLUMN: dict[str, str] = {
@@ -62,17 +64,23 @@ REPO_COLUMN: dict[str, str] = {
     "commits": "repo",
     "issues": "repo",
     "dependents": "repo",
+    "members": "repo",
 }
 KEY_OF_TABLE: dict[str, tuple[str, ...]] = {
     "repositories": ("name_with_owner",),
-    "accounts": ("login",),
+    "accounts": ("host", "login"),
     "community": ("repo",),
     "pulls": ("repo", "number"),
     "timeline": ("node_id",),
     "commits": ("repo", "oid"),
     "issues": ("repo", "number"),
     "dependents": ("repo",),
+    "members": ("repo", "login"),
 }
+
+# What a world's row may leave out, written in its place when it is loaded (`Store.load_jsonl`): a
+# world's accounts and repositories are GitHub's unless they say otherwise.
+_LOAD_DEFAULTS: dict[str, dict[str, str]] = {"accounts": {"host": "'github.com'"}, "repositories": {"forge": "'github'"}}
 
 # A row that carries marks of its text (`m_*` of `timeline` and `pulls`, `store.marks`) has its marks'
 # version cleared when written, since INSERT OR REPLACE keeps the columns it is not given.
@@ -85,14 +93,18 @@ ORDER_OF_TABLE: dict[str, str] = {
     "component_results": "as_of, repo, component",
     "profile_results": "as_of, repo, profile",
     "repositories": "name_with_owner",
-    "accounts": "login",
+    "accounts": "host, login",
     "community": "repo",
     "pulls": "repo, number",
     "timeline": "repo, number, created_at, node_id",
     "commits": "repo, committed_at DESC, oid",
     "issues": "repo, number",
     "dependents": "repo",
+    "members": "repo, login",
 }
+# A later write of an account never forgets what an earlier one learnt: GitLab's merge requests name
+# their authors with no age and no type, which only the accounts stage reads.
+_KEEP_KNOWN = {"accounts": ("type", "created_at", "node_id")}
 
 
 def _columns(model: type) -> list[str]:
@@ -135,6 +147,7 @@ class Store:
         self.read_only = read_only
         self._types: dict[str, dict[str, str]] = {}
         self._migrate()
+        self._run(forges.HOST_MACRO)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -266,8 +279,15 @@ class Store:
         try:
             select = ", ".join(f"CAST({_q(c)} AS {types[c]})" for c in cols)
             marks = _CLEAR_MARKS if "m_version" in types else ("", "")
-            self._run(f"INSERT {'OR REPLACE ' if replace else ''}INTO {table} ({', '.join(_q(c) for c in cols)}{marks[0]}) "
-                      f"SELECT {select}{marks[1]} FROM {name}")
+            keep = [c for c in _KEEP_KNOWN.get(table, ()) if c in cols]
+            if replace and keep:
+                keys = ", ".join(KEY_OF_TABLE[table])
+                sets = ", ".join(f"{_q(c)} = coalesce(excluded.{_q(c)}, {table}.{_q(c)})" for c in keep)
+                self._run(f"INSERT INTO {table} ({', '.join(_q(c) for c in cols)}) SELECT {select} FROM {name} "
+                          f"ON CONFLICT ({keys}) DO UPDATE SET {sets}")
+            else:
+                self._run(f"INSERT {'OR REPLACE ' if replace else ''}INTO {table} ({', '.join(_q(c) for c in cols)}{marks[0]}) "
+                          f"SELECT {select}{marks[1]} FROM {name}")
         finally:
             self.conn.unregister(name)
         return n
@@ -286,14 +306,16 @@ class Store:
         """Bulk upsert a (gzipped) JSON Lines file whose keys are the table's columns."""
         if table not in RAW_TABLES:
             raise StoreError(f"unknown table {table!r}")
-        cols = _columns(MODEL_OF_TABLE[table])
         types = self._column_types(table)
+        cols = [c for c in _columns(MODEL_OF_TABLE[table]) if c in types]  # an older schema may lack some
         spec = "{" + ", ".join(f"'{c}': '{types[c]}'" for c in cols) + "}"
         before = self.count(table)
         marks = _CLEAR_MARKS if "m_version" in types else ("", "")
+        defaults = _LOAD_DEFAULTS.get(table, {})
+        select = ", ".join(f"coalesce({c}, {defaults[c]})" if c in defaults else c for c in cols)
         self._run(
             f"INSERT OR REPLACE INTO {table} ({', '.join(cols)}{marks[0]}) "
-            f"SELECT {', '.join(cols)}{marks[1]} FROM read_json(?, format='newline_delimited', columns={spec}, "
+            f"SELECT {select}{marks[1]} FROM read_json(?, format='newline_delimited', columns={spec}, "
             "timestampformat='%Y-%m-%dT%H:%M:%SZ')",
             [str(path)],
         )
@@ -379,8 +401,9 @@ class Store:
         make = stored_maker(model)
         return [make(row) for row in self.conn.execute(sql, params).fetchall()]
 
-    def accounts(self) -> dict[str, Account]:
-        return {a.login: a for a in self.records("accounts")}
+    def accounts(self, host: str = "github.com") -> dict[str, Account]:
+        """The accounts of one host, by login."""
+        return {a.login: a for a in self.records("accounts") if a.host == host}
 
     def iter_repo_data(self, repos: Sequence[str] | None = None) -> Iterator[RepoData]:
         """Every repository with its rows, in name order, streamed table by table (one pass each)."""
@@ -444,12 +467,76 @@ class Store:
             self._run("DELETE FROM collect_state WHERE stage = ? AND repo IN (SELECT unnest(?::VARCHAR[]))", [stage, list(repos)])
 
     def returning_authors(self, repos: Sequence[str], start: datetime, end: datetime) -> list[tuple[str, str, str | None, datetime]]:
-        """(repo, login, account id, first PR opened) for authors whose PRs in [start, end) read CONTRIBUTOR."""
+        """(repo, login, account id, first act in [start, end)) for the people whose earlier contribution
+        may count: authors whose PRs read CONTRIBUTOR, and, on a forge that reports no association,
+        every author of a PR and of a comment or review, members with write access left out."""
         return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
-            "SELECT p.repo, p.author, any_value(a.node_id), min(p.created_at) FROM pulls p LEFT JOIN accounts a ON a.login = p.author "
-            "WHERE p.author_association = 'CONTRIBUTOR' AND p.created_at >= ? AND p.created_at < ? "
-            "AND p.repo IN (SELECT unnest(?::VARCHAR[])) GROUP BY p.repo, p.author ORDER BY p.repo, p.author",
-            [start, end, list(repos)]).fetchall()]
+            "WITH acts AS ("
+            "  SELECT repo, author AS login, created_at AS at FROM pulls WHERE (author_association = 'CONTRIBUTOR' "
+            "    OR author_association IS NULL) AND nullif(author, '') IS NOT NULL AND created_at >= ? AND created_at < ? "
+            "  UNION ALL SELECT repo, actor, created_at FROM timeline WHERE kind IN ('comment', 'review') "
+            "    AND actor_association IS NULL AND nullif(actor, '') IS NOT NULL AND created_at >= ? AND created_at < ?)"
+            "SELECT x.repo, x.login, any_value(a.node_id), min(x.at) FROM acts x "
+            "LEFT JOIN accounts a ON a.login = x.login AND a.host = repo_host(x.repo) "
+            "WHERE x.repo IN (SELECT unnest(?::VARCHAR[])) AND NOT EXISTS (SELECT 1 FROM members m WHERE m.repo = x.repo "
+            "  AND lower(m.login) = lower(x.login) AND m.access_level >= 30) "
+            "GROUP BY x.repo, x.login ORDER BY x.repo, x.login",
+            [start, end, start, end, list(repos)]).fetchall()]
+
+    def actors(self, repos: Sequence[str], start: datetime, end: datetime) -> dict[str, dict[str, str | None]]:
+        """Who acts on each repository's PRs of the window (authors, mergers, everyone on a timeline),
+        with the account id the store knows for each."""
+        out: dict[str, dict[str, str | None]] = {}
+        for repo, login, uid in self.conn.execute(
+                "WITH acts AS (SELECT repo, author AS login FROM pulls WHERE created_at >= ? AND created_at < ? "
+                "  UNION SELECT repo, merged_by FROM pulls WHERE created_at >= ? AND created_at < ? "
+                "  UNION SELECT t.repo, t.actor FROM timeline t JOIN pulls p ON p.repo = t.repo AND p.number = t.number "
+                "    WHERE p.created_at >= ? AND p.created_at < ?) "
+                "SELECT x.repo, x.login, a.node_id FROM acts x LEFT JOIN accounts a ON a.login = x.login AND a.host = repo_host(x.repo) "
+                "WHERE nullif(x.login, '') IS NOT NULL AND x.repo IN (SELECT unnest(?::VARCHAR[])) ORDER BY 1, 2",
+                [start, end, start, end, start, end, list(repos)]).fetchall():
+            out.setdefault(repo, {})[login] = uid
+        return out
+
+    def accounts_to_read(self, host: str, repos: Sequence[str], start: datetime, end: datetime) -> list[tuple[str, str]]:
+        """(login, account id) of the accounts of `host` never read (no type known) that a verdict turns on:
+        the authors of the window's PRs (a bot's PR or a brand-new account's is no outside PR), and whoever
+        would count as a maintainer, a bot never being one: members with write access who act, and those
+        who merge, close, label, assign or ask for reviews on someone else's PR."""
+        return [(r[0], r[1]) for r in self.conn.execute(
+            "WITH people AS ("
+            "  SELECT p.repo, p.author AS login FROM pulls p WHERE p.created_at >= ? AND p.created_at < ? "
+            "  UNION SELECT t.repo, t.actor FROM timeline t JOIN members m ON m.repo = t.repo AND lower(m.login) = lower(t.actor) "
+            "    AND m.access_level >= 30 WHERE t.created_at >= ? AND t.created_at < ? "
+            "  UNION SELECT t.repo, t.actor FROM timeline t JOIN pulls p ON p.repo = t.repo AND p.number = t.number "
+            "    WHERE t.kind IN ('merged', 'closed', 'labeled', 'assigned', 'review_requested') "
+            "    AND lower(t.actor) <> lower(coalesce(p.author, '')) AND t.created_at >= ? AND t.created_at < ?) "
+            "SELECT DISTINCT a.login, a.node_id FROM people x JOIN accounts a ON a.host = ? AND a.login = x.login "
+            "WHERE a.type IS NULL AND a.node_id IS NOT NULL AND x.repo IN (SELECT unnest(?::VARCHAR[])) ORDER BY 1",
+            [start, end, start, end, start, end, host, list(repos)]).fetchall()]
+
+    def gitlab_as_shown(self, hosts: Sequence[str]) -> None:
+        """Rows loaded straight from a world, for projects on GitLab `hosts`, as GitLab shows them: no
+        association, and each person an account of the host (inside the caller's transaction)."""
+        for host in hosts:
+            self._run("UPDATE pulls SET author_association = NULL WHERE repo_host(repo) = ?", [host])
+            self._run("UPDATE timeline SET actor_association = NULL WHERE repo_host(repo) = ?", [host])
+            self._run("INSERT INTO accounts SELECT login, type, created_at, node_id, ? FROM accounts WHERE host = 'github.com' "
+                      "ON CONFLICT DO NOTHING", [host])
+
+    def replace_members(self, repo: str, members: Sequence[Member]) -> None:
+        """A repository's members as the forge lists them now (inside the caller's transaction)."""
+        self._run("DELETE FROM members WHERE repo = ?", [repo])
+        self.upsert(members)
+
+    def apply_account_types(self, host: str) -> None:
+        """What the accounts of `host` turned out to be, written onto the rows that name them: a bot's
+        PRs, comments and acts carry its type as GitHub's carry `Bot` (inside the caller's transaction)."""
+        bots = "(SELECT login FROM accounts WHERE host = ? AND type = 'Bot')"
+        self._run(f"UPDATE pulls SET author_type = 'Bot' WHERE repo_host(repo) = ? AND author IN {bots} "
+                  "AND author_type IS DISTINCT FROM 'Bot'", [host, host])
+        self._run(f"UPDATE timeline SET actor_type = 'Bot' WHERE repo_host(repo) = ? AND actor IN {bots} "
+                  "AND actor_type IS DISTINCT FROM 'Bot'", [host, host])
 
     def collection_errors(self) -> list[dict[str, Any]]:
         """Repositories whose collection failed at a step, with the step and the error (latest run)."""

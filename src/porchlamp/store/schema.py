@@ -417,6 +417,36 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE community ADD COLUMN m_docs VARCHAR;
         """,
     ),
+    Migration(
+        18,
+        "a project's forge is its own (SPEC 13): each repository says which software its host runs (`forge`, GitHub's "
+        "until now), and so does its verdict; an account is a login on one host (`accounts` keyed by host and login: "
+        "`alice` on GitLab is not `alice` on GitHub); a project's members with their access level (`members`: GitLab "
+        "reports them where GitHub reports associations)",
+        """
+        ALTER TABLE repositories ADD COLUMN forge VARCHAR DEFAULT 'github';
+        CREATE TABLE accounts_by_host (
+            login VARCHAR,
+            type VARCHAR,
+            created_at TIMESTAMP,
+            node_id VARCHAR,
+            host VARCHAR,
+            PRIMARY KEY (host, login)
+        );
+        INSERT INTO accounts_by_host SELECT login, type, created_at, node_id, 'github.com' FROM accounts;
+        DROP TABLE accounts;
+        ALTER TABLE accounts_by_host RENAME TO accounts;
+        CREATE TABLE members (
+            repo VARCHAR,
+            login VARCHAR,
+            access_level INTEGER,
+            PRIMARY KEY (repo, login)
+        );
+        DROP VIEW results;
+        ALTER TABLE repo_verdicts ADD COLUMN forge VARCHAR DEFAULT 'github';
+        CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JOIN repo_verdicts v ON v.id = s.id;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
@@ -433,4 +463,5 @@ RAW_TABLES: tuple[str, ...] = (
     "commits",
     "issues",
     "dependents",
+    "members",
 )

@@ -21,10 +21,11 @@ from porchlamp.store.db import _REPO_TABLES, MODEL_OF_TABLE, REPO_COLUMN, Store,
 # Each shard table and the query (over `t`, joined to `_shard_of` as `s`) that selects its rows.
 _SHARD_TABLES: dict[str, str] = {
     **{table: f"SELECT t.*, s.shard FROM {table} t JOIN _shard_of s ON t.{REPO_COLUMN[table]} = s.repo"
-       for table in ("repositories", *_REPO_TABLES)},
+       for table in ("repositories", *_REPO_TABLES, "members")},
     # Only the accounts a shard's PRs were opened by: all evaluation asks of accounts.
     "accounts": f"SELECT {', '.join(f't.{c}' for c in _columns(MODEL_OF_TABLE['accounts']))}, x.shard FROM accounts t "
-                "JOIN (SELECT DISTINCT p.author, s.shard FROM pulls p JOIN _shard_of s ON p.repo = s.repo) x ON t.login = x.author",
+                "JOIN (SELECT DISTINCT p.author, repo_host(p.repo) AS host, s.shard FROM pulls p JOIN _shard_of s ON p.repo = s.repo) x "
+                "ON t.login = x.author AND t.host = x.host",
 }
 _BY_SHARD = "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)"
 SHARD_BUDGET = "1GB"  # DuckDB's memory in a worker judging one shard (a few hundred thousand rows)

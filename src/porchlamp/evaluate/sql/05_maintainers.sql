@@ -1,13 +1,23 @@
 -- SPEC §3 (maintainer): association OWNER, MEMBER or COLLABORATOR on anything in the window, a
--- write-level act on someone else's PR in the window, the merger, or CODEOWNERS; never a bot.
+-- write-level act on someone else's PR in the window, the merger, or CODEOWNERS; never a bot. On a
+-- forge that reports members instead of associations (SPEC §13, GitLab), membership with access level
+-- Developer (30) or above stands for the association, read on the same PRs and items.
 -- Each act keeps its place (PR number, then the author, the merger, the items in order), so a
 -- maintainer's reason is the first act found; of an account's acts on items, only the first of
 -- each reason is kept (at 11,000 repositories, 2.3 million acts become about 100,000 rows).
+CREATE OR REPLACE TEMP TABLE j_members AS
+SELECT repo_key(repo) AS rk, lower(login) AS login,
+       'member with the ' || CASE WHEN access_level >= 50 THEN 'Owner' WHEN access_level >= 40 THEN 'Maintainer' ELSE 'Developer' END
+           || ' role' AS why
+FROM members WHERE access_level >= 30;
+
 CREATE OR REPLACE TEMP TABLE j_acts AS
 WITH win AS (SELECT getvariable('win_start') AS s, getvariable('win_end') AS e)
-SELECT p.rk, p.author AS login, p.author_type AS type, 'association ' || p.author_association AS why, p.number, 0 AS step, NULL AS place
-FROM j_pulls p, win
-WHERE p.created_at >= win.s AND p.created_at < win.e AND p.author_association IN ('OWNER', 'MEMBER', 'COLLABORATOR')
+SELECT p.rk, p.author AS login, p.author_type AS type,
+       CASE WHEN p.author_association IN ('OWNER', 'MEMBER', 'COLLABORATOR') THEN 'association ' || p.author_association ELSE mb.why END AS why,
+       p.number, 0 AS step, NULL AS place
+FROM j_pulls p LEFT JOIN j_members mb ON mb.rk = p.rk AND mb.login = lower(p.author), win
+WHERE p.created_at >= win.s AND p.created_at < win.e AND (p.author_association IN ('OWNER', 'MEMBER', 'COLLABORATOR') OR mb.rk IS NOT NULL)
   AND nullif(p.author, '') IS NOT NULL
 UNION ALL
 SELECT p.rk, p.merged_by, NULL, 'merged a PR', p.number, 1, NULL
@@ -17,13 +27,15 @@ WHERE nullif(p.merged_by, '') IS NOT NULL AND p.merged_at >= win.s AND p.merged_
   AND NOT EXISTS (SELECT 1 FROM timeline t WHERE t.repo = p.repo AND t.number = p.number AND t.kind = 'merged')
 UNION ALL
 SELECT i.rk, i.actor, i.actor_type,
-       CASE WHEN i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') THEN 'association ' || i.assoc ELSE w.why END AS why,
+       CASE WHEN i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') THEN 'association ' || i.assoc ELSE coalesce(mb.why, w.why) END AS why,
        min(i.number), 2, arg_min(i.place, (i.number, i.place))
 FROM j_items i
 JOIN j_pulls p ON p.rk = i.rk AND p.number = i.number
-LEFT JOIN rule_write_actions w ON w.kind = i.kind, win
+LEFT JOIN rule_write_actions w ON w.kind = i.kind
+LEFT JOIN j_members mb ON mb.rk = i.rk AND mb.login = i.actor_low, win
 WHERE i.ts >= win.s AND i.actor IS NOT NULL
-  AND (i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') OR (w.kind IS NOT NULL AND i.actor_low <> lower(coalesce(p.author, ''))))
+  AND (i.assoc IN ('OWNER', 'MEMBER', 'COLLABORATOR') OR mb.rk IS NOT NULL
+       OR (w.kind IS NOT NULL AND i.actor_low <> lower(coalesce(p.author, ''))))
 GROUP BY ALL
 UNION ALL
 SELECT repo_key(c.repo), o.login, NULL, 'named in CODEOWNERS', 2147483647, 0, NULL

@@ -1,6 +1,7 @@
 -- SPEC §5 (responder rule): each comment or review that is the project answering its PR
 -- (`responds`): by a person other than the PR's author who is a maintainer or a past contributor
--- (association CONTRIBUTOR), in words of their own. Templated text is not an answer, except a
+-- (association CONTRIBUTOR; on a forge that reports no association, SPEC §13, a merged PR or commit of
+-- theirs before the item, from collected history), in words of their own. Templated text is not an answer, except a
 -- maintainer's redirect to where review happens, pasted by hand. Also, per item, what the PR's
 -- verdict needs: is its actor a bot, a maintainer; is the item a redirect (SPEC §6) and by whom.
 -- A column, not a view of its own: the verdicts find a PR's first response in the pass that
@@ -13,7 +14,7 @@ CREATE OR REPLACE TEMP TABLE j_judged_items AS
 WITH judged AS (
     SELECT * EXCLUDE (template),
            coalesce(kind IN ('comment', 'review') AND actor IS NOT NULL AND NOT by_author AND NOT bot
-                    AND (maintainer OR assoc = 'CONTRIBUTOR')
+                    AND (maintainer OR contributor)
                     AND (NOT has_body OR template IS NULL OR (template <> 'automated' AND maintainer AND redirect IS NOT NULL)),
                     false) AS responds
     FROM (
@@ -22,7 +23,8 @@ WITH judged AS (
                CASE WHEN i.actor IS NULL THEN coalesce(i.actor_type = 'Bot', false) ELSE b.bot END AS bot,
                m.login IS NOT NULL AS maintainer,
                CASE WHEN coalesce(i.curated, false) THEN 'curated' ELSE f.how END AS template,
-               i.redirect, i.welcome, i.has_body, i.assoc,
+               i.redirect, i.welcome, i.has_body,
+               coalesce(i.assoc = 'CONTRIBUTOR', fc.ts < i.ts, false) AS contributor,
                g.kind AS bridge
         FROM j_items i
         JOIN j_pulls p ON p.rk = i.rk AND p.number = i.number
@@ -30,6 +32,7 @@ WITH judged AS (
         LEFT JOIN j_maintainers m ON m.rk = i.rk AND m.login = i.actor_low
         LEFT JOIN j_found f ON f.fp = i.fp AND i.chars >= getvariable('min_chars') AND i.words >= getvariable('min_words')
         LEFT JOIN rule_bridges g ON g.norm = b.norm
+        LEFT JOIN j_first fc ON i.assoc IS NULL AND fc.rk = i.rk AND fc.login = i.actor_low
     )
 )
 SELECT * FROM judged

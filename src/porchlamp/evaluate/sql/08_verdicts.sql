@@ -50,7 +50,7 @@ WITH items AS NOT MATERIALIZED (
     LEFT JOIN reviews r ON r.rk = p.rk AND r.number = p.number
     LEFT JOIN j_bots ab ON ab.rk = p.rk AND ab.login = p.author AND ab.type IS NOT DISTINCT FROM p.author_type
     LEFT JOIN j_maintainers am ON am.rk = p.rk AND am.login = lower(p.author)
-    LEFT JOIN accounts ac ON ac.login = p.author
+    LEFT JOIN accounts ac ON ac.login = p.author AND ac.host = repo_host(p.repo)
     LEFT JOIN j_first fc ON fc.rk = p.rk AND fc.login = lower(p.author)
     WHERE p.created_at < getvariable('win_end')
 ), excluded AS (
@@ -79,11 +79,11 @@ WITH items AS NOT MATERIALIZED (
     SELECT i.rk, i.number, arg_min(i.node_id, i.place) AS node_id, min(i.place) AS place,
            arg_min(coalesce(i.bridge, i.redirect), i.place) AS kind, arg_min(i.actor, i.place) AS actor,
            arg_min(i.bot, i.place) AS bot, arg_min(i.maintainer, i.place) AS by_maintainer,
-           arg_min(i.assoc, i.place) AS assoc
+           arg_min(i.contributor, i.place) AS contributor
     FROM items i LEFT JOIN watched w ON w.rk = i.rk
     WHERE i.ts >= getvariable('win_start') AND i.actor IS NOT NULL AND NOT i.by_author
       AND (i.bridge IS NOT NULL OR (i.has_body AND i.redirect IS NOT NULL
-           AND (i.bot OR i.maintainer OR i.assoc = 'CONTRIBUTOR' OR w.rk IS NULL)))
+           AND (i.bot OR i.maintainer OR i.contributor OR w.rk IS NULL)))
     GROUP BY i.rk, i.number
 ), withdrawn AS (
     -- A maintainer's later "PRs here are fine" on the same PR takes the redirect back.
@@ -94,7 +94,7 @@ WITH items AS NOT MATERIALIZED (
 ), redirects AS (
     SELECT d.rk, d.number, d.node_id, d.kind, d.actor,
            CASE WHEN d.bot THEN 'bot' WHEN d.by_maintainer THEN 'maintainer'
-                WHEN d.assoc = 'CONTRIBUTOR' THEN 'contributor' ELSE 'bystander' END AS by
+                WHEN d.contributor THEN 'contributor' ELSE 'bystander' END AS by
     FROM pointed d
     WHERE NOT EXISTS (SELECT 1 FROM withdrawn x WHERE x.rk = d.rk AND x.number = d.number)
 )

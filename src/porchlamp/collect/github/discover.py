@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from porchlamp.collect.client import GraphQLClient
+from porchlamp.collect.github.client import GraphQLClient
 
 SEARCH_CAP = 1000
 TOP_STARS = 10_000_000

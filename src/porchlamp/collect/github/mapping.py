@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from porchlamp.models import DOCUMENT_CHARS, Account, Commit, CommunityFiles, Dependents, PullRequest, Repository, TimelineItem
+from porchlamp.models import DOCUMENT_CHARS, Account, Commit, CommunityFiles, PullRequest, Repository, TimelineItem
 
 KIND_OF_TYPE = {
     "IssueComment": "comment",
@@ -25,7 +25,6 @@ KIND_OF_TYPE = {
     "AssignedEvent": "assigned",
     "ReviewRequestedEvent": "review_requested",
 }
-ECOSYSTEM_OF_REGISTRY = {"pypi": "PyPI", "npm": "npm", "cargo": "crates.io", "maven": "Maven", "go": "Go"}
 _OWNER = re.compile(r"@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))(?=\s|$)")
 
 
@@ -159,14 +158,3 @@ def pull_request(repo: str, n: dict[str, Any]) -> tuple[PullRequest, Account | N
     account = Account(login, type_ or "User", ts(author.get("createdAt")), author.get("id")) if login else None
     items = timeline_items(repo, n["number"], ((n.get("timelineItems") or {}).get("nodes")) or [])
     return pr, account, items
-
-
-def dependents(repo: str, packages: list[dict[str, Any]] | None) -> Dependents | None:
-    """The most depended-on package a repository publishes, from the ecosyste.ms lookup."""
-    if not packages:
-        return None
-    def weight(p: dict[str, Any]) -> int:
-        return int(p.get("dependent_packages_count") or 0) * 10 + int(p.get("dependent_repos_count") or 0)
-    best = max(packages, key=lambda p: (weight(p), p.get("name") or ""))
-    eco = ECOSYSTEM_OF_REGISTRY.get(str(best.get("ecosystem") or "").lower(), best.get("ecosystem"))
-    return Dependents(repo, eco, best.get("name"), best.get("dependent_packages_count"), best.get("dependent_repos_count"))

@@ -1,13 +1,6 @@
-"""HTTP and GraphQL: one query at a time through httpx, with bounded retries decided by
+"""GitHub's GraphQL API: one query at a time through httpx, with bounded retries decided by
 `ratelimit.decide`, pacing by the budget left, point accounting, and the token kept secret.
-
-Errors, drawn in one place:
-    CollectError            anything that stops collection
-    ├── AuthError           GitHub refused the token (401) or it lacks access: fix the token
-    ├── NetworkError        GitHub could not be reached after bounded retries
-    ├── QueryError          GitHub rejected a query (a bug in Porchlamp's queries)
-    └── RequestFailed       one request kept failing while GitHub was reachable: record its repositories
-        └── QueryTimeout    the same query ran out of time on each of its few tries: ask for less
+The errors it raises are collection's own (`collect.errors`).
 """
 
 from __future__ import annotations
@@ -19,55 +12,21 @@ import shutil
 import subprocess
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 import httpx
 
 from porchlamp import killpoints
-from porchlamp.errors import PorchlampError
-from porchlamp.collect.ratelimit import decide, pace
+from porchlamp.collect.errors import AuthError, CollectError, NetworkError, QueryError, QueryTimeout, RequestFailed, redact
+from porchlamp.collect.github.ratelimit import decide, pace
+from porchlamp.collect.http import USER_AGENT, ClientStats
 
 DEFAULT_API = "https://api.github.com/graphql"
 DEFAULT_DEPENDENTS_API = "https://packages.ecosyste.ms"
-USER_AGENT = "porchlamp/0.1 (which open-source projects answer a stranger's pull request; https://github.com/porchlamp/porchlamp)"
 # A query that times out this many times running is not tried again as it is: it is split or shrunk.
 TIMEOUT_ATTEMPTS = 2
-
-
-class CollectError(PorchlampError):
-    """Collection cannot go on; the message says what to do."""
-
-
-class AuthError(CollectError):
-    pass
-
-
-class NetworkError(CollectError):
-    pass
-
-
-class QueryError(CollectError):
-    pass
-
-
-class RequestFailed(CollectError):
-    """GitHub answered one request with errors on every bounded try (the API itself is reachable):
-    the request's repositories can be recorded as failed while the run goes on."""
-
-
-class QueryTimeout(RequestFailed):
-    """A query timed out TIMEOUT_ATTEMPTS times in a row; the caller should split it or ask for smaller pages."""
-
-
-def redact(text: str, secret: str | None) -> str:
-    """The text with the token (if any) replaced, so it can be logged or shown."""
-    if secret and len(secret) >= 4:
-        return text.replace(secret, "[REDACTED]")
-    return text
 
 
 def find_token(env: dict[str, str] | None = None) -> str | None:
@@ -88,18 +47,7 @@ def find_token(env: dict[str, str] | None = None) -> str | None:
 
 
 def load_query(name: str) -> str:
-    return resources.files("porchlamp.collect.queries").joinpath(f"{name}.graphql").read_text(encoding="utf-8")
-
-
-@dataclass
-class ClientStats:
-    requests: int = 0
-    points: int = 0
-    bytes_received: int = 0
-    retries: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
-    points_by_query: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
-    waited_seconds: float = 0.0
-    timeouts: int = 0  # queries given up as too heavy (then split or shrunk by the collector)
+    return resources.files("porchlamp.collect.github.queries").joinpath(f"{name}.graphql").read_text(encoding="utf-8")
 
 
 class GraphQLClient:

@@ -9,21 +9,13 @@ without one; otherwise back off exponentially with jitter, a bounded number of t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-MAX_ATTEMPTS = 8
-BASE_BACKOFF = 1.0
-MAX_BACKOFF = 120.0
+from porchlamp.collect.retries import MAX_ATTEMPTS, Decision, backoff, pace
+from porchlamp.collect.retries import header as _header
+
 SECONDARY_MIN_WAIT = 60.0
-
-
-@dataclass(frozen=True)
-class Decision:
-    action: str  # "proceed", "retry" or "fail"
-    wait: float = 0.0  # seconds to wait before retrying
-    reason: str = ""
-    timeout: bool = False  # the shape of a query that ran out of time: a smaller one may pass
+__all__ = ["MAX_ATTEMPTS", "SECONDARY_MIN_WAIT", "Decision", "backoff", "decide", "pace"]
 
 
 def _is_timeout(status: int | None, body: Any) -> bool:
@@ -36,13 +28,6 @@ def _is_timeout(status: int | None, body: Any) -> bool:
     return False
 
 
-def _header(headers: Mapping[str, str], name: str) -> str | None:
-    for k, v in headers.items():
-        if k.lower() == name:
-            return v
-    return None
-
-
 def _until_reset(headers: Mapping[str, str], now: float) -> float | None:
     reset = _header(headers, "x-ratelimit-reset")
     if reset is None:
@@ -51,11 +36,6 @@ def _until_reset(headers: Mapping[str, str], now: float) -> float | None:
         return max(1.0, float(reset) - now + 1.0)
     except ValueError:
         return None
-
-
-def backoff(attempt: int, jitter: float) -> float:
-    """Exponential backoff with jitter in [0.5, 1.5): attempt 1 waits about 1 s, 2 about 2 s, ..."""
-    return min(MAX_BACKOFF, BASE_BACKOFF * 2 ** (attempt - 1)) * (0.5 + jitter)
 
 
 def decide(status: int | None, headers: Mapping[str, str], body: Any, attempt: int, now: float, jitter: float = 0.5) -> Decision:
@@ -117,13 +97,3 @@ def decide(status: int | None, headers: Mapping[str, str], body: Any, attempt: i
         # Partial data with an error that is not about a missing or blocked repository: try again.
         return retry(backoff(attempt, jitter), "partial data with errors")
     return Decision("proceed")
-
-
-def pace(remaining: int | None, reset_epoch: float | None, now: float, next_cost: int, reserve: int) -> float:
-    """Seconds to wait before the next query so the budget is never spent to zero mid-run:
-    when what is left would fall below `reserve` after the next query, wait for the reset."""
-    if remaining is None or reset_epoch is None:
-        return 0.0
-    if remaining - next_cost >= reserve:
-        return 0.0
-    return max(0.0, reset_epoch - now + 1.0)
