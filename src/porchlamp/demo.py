@@ -12,15 +12,23 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from contextlib import ExitStack
+
 from porchlamp.collect import CollectOptions, Collector, CollectSummary, GraphQLClient
+from porchlamp.collect.gitlab.client import GitLabClient
 from porchlamp.config import Settings
-from porchlamp.emulator import Emulator
+from porchlamp.emulator import Emulator, WorldIndex
+from porchlamp.emulator.gitlab import GitLabEmulator, GitLabLimits
 from porchlamp.publish import PublishSummary, load_site_data, publish
 from porchlamp.sample import WorldSummary, generate_world, read_meta
 from porchlamp.snapshot import EvaluateSummary, evaluate_store, report_from_store
 from porchlamp.store import Store
 
 Step = Callable[[str, int | None], Any]  # (label, total) -> a context manager yielding advance(n)
+# The demo world's projects on GitLab: a share on gitlab.com and a share on one self-hosted instance.
+DEMO_HOSTS = {"gitlab.com": 0.06, "gitlab.example.org": 0.03}
+# The GitLab emulators' rate-limit minute, and the clients' alike: the demo meets the limits in seconds.
+DEMO_MINUTE = 1.0
 
 
 @dataclass(frozen=True)
@@ -40,25 +48,38 @@ def run_demo(out_dir: Path, repos: int, seed: int, settings: Settings, step: Ste
     out_dir.mkdir(parents=True, exist_ok=True)
     world, db = out_dir / "world", out_dir / "porchlamp.duckdb"
     with step("1/5 generating the sample world", repos) as advance:
-        ws = generate_world(world, repos=repos, seed=seed, progress=advance)
+        ws = generate_world(world, repos=repos, seed=seed, progress=advance, hosts=DEMO_HOSTS)
     say(f"1/5 sample world: {ws.repos:,} repositories, {ws.pulls:,} PRs in {world}")
     if db.exists():
         db.unlink()
-    as_of = date.fromisoformat(read_meta(world)["as_of"])
-    with Emulator(world) as emu:
+    meta = read_meta(world)
+    as_of = date.fromisoformat(meta["as_of"])
+    hosts = sorted(meta.get("hosts") or {})
+    # The world's self-hosted instance is named in the settings, as an operator names theirs in porchlamp.toml.
+    named = {h: {"forge": "gitlab"} for h in hosts if h != "gitlab.com"}
+    settings = Settings.model_validate({**settings.model_dump(), "hosts": {**named, **settings.model_dump()["hosts"]}})
+    index = WorldIndex(world)
+    with ExitStack() as stack:
+        emu = stack.enter_context(Emulator(index))
+        clients: dict[str, Any] = {"github.com": GraphQLClient(emu.url, "demo-token")}
+        for host in hosts:
+            lab = stack.enter_context(GitLabEmulator(index, host, limits=GitLabLimits(minute_seconds=DEMO_MINUTE)))
+            clients[host] = GitLabClient(lab.url, "demo-token", host, minute_seconds=DEMO_MINUTE)
+            say(f"2/5 GitLab emulator for {host} at {lab.url}")
         say(f"2/5 GitHub emulator serving the world at {emu.url}")
-        client = GraphQLClient(emu.url, "demo-token")
         try:
             with Store(db) as store, step("3/5 collecting over HTTP", repos * 3) as advance:
-                collector = Collector(store, client, CollectOptions(as_of=as_of, window_days=settings.window.days,
-                                                                    dependents_api=emu.base_url),
+                collector = Collector(store, clients, CollectOptions(as_of=as_of, window_days=settings.window.days,
+                                                                     dependents_api=emu.base_url),
                                       settings, progress=lambda label, n, total: advance(n))
                 collected = collector.run((world / "repos.txt").read_text(encoding="utf-8").split())
         finally:
-            client.close()
+            for client in clients.values():
+                client.close()
         url = emu.url
-    say(f"3/5 collected {collected.done:,} repositories, {collected.prs:,} PRs for {collected.points:,} points "
-        f"({collected.points_per_100_prs or 0:.2f} per 100 PRs) into {db}")
+    on_github = collected.by_host.get("github.com", {}).get("points", collected.points)
+    say(f"3/5 collected {collected.done:,} repositories, {collected.prs:,} PRs into {db}: {on_github:,} GitHub points"
+        + "".join(f", {h['requests']:,} requests to {host}" for host, h in collected.by_host.items() if host != "github.com"))
     with Store(db) as store:
         with step("4/5 evaluating", repos) as advance:
             evaluated = evaluate_store(store, as_of, settings, advance)

@@ -107,12 +107,21 @@ def web_url(repo: str) -> str:
     return f"https://{host}/{path}"
 
 
-def change_url(repo: str, number: int, forge: str | None = None) -> str:
-    """The page of change `number` (a PR or merge request) of a project."""
+def change_prefix(repo: str, forge: str | None = None) -> str:
+    """The address of a project's changes, which a change's number ends (`.../pull/`, `.../-/merge_requests/`)."""
     kind = forge or forge_of(repo)
     base = web_url(repo)
-    return f"{base}/-/merge_requests/{number}" if kind == "gitlab" else \
-        f"{base}/pulls/{number}" if kind == "forgejo" else f"{base}/pull/{number}"
+    return f"{base}/-/merge_requests/" if kind == "gitlab" else f"{base}/pulls/" if kind == "forgejo" else f"{base}/pull/"
+
+
+def change_url(repo: str, number: int, forge: str | None = None) -> str:
+    """The page of change `number` (a PR or merge request) of a project."""
+    return f"{change_prefix(repo, forge)}{number}"
+
+
+def change_mark(forge: str) -> str:
+    """How a forge writes a reference to a change: GitLab's `!12`, the others' `#12`."""
+    return "!" if forge == "gitlab" else "#"
 
 
 def issue_url(repo: str, number: int, forge: str | None = None) -> str:

@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 
 from markupsafe import Markup, escape
 
+from porchlamp.publish.project import Project
 from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evidence_rows, query_text
 
 LOOP = """{% for x in outside %}
-<tr class="outcome-{{ x.outcome }}"><td class="c-pr"><a href="{{ github }}/pull/{{ x.number }}">#{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td class="c-author" data-label="Author">{{ x.author }}</td><td class="num c-opened" data-label="Opened">{{ x.created_at|day }}</td>
+<tr class="outcome-{{ x.outcome }}"><td class="c-pr"><a href="{{ p.change_url(x.number) }}">{{ p.change_mark }}{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td class="c-author" data-label="Author">{{ x.author }}</td><td class="num c-opened" data-label="Opened">{{ x.created_at|day }}</td>
 <td class="c-outcome" data-label="Outcome">{% if undecided %}not judged{% else %}{{ outcome_words[x.outcome] }}{% endif %}</td><td class="c-response" data-label="First response">{% if x.response_kind %}{% if x.outcome != 'answered' and not undecided %}late: {% endif %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% else %}none{% endif %}</td><td class="c-by" data-label="By">{{ x.response_actor or '' }}</td></tr>
 {% endfor %}
 """
@@ -32,18 +33,19 @@ rows = st.lists(st.fixed_dictionaries({
 
 
 @settings(max_examples=300, deadline=None)
-@given(rows, st.booleans(), text)
-def test_the_same_bytes_as_the_template_loop(outside: list[dict[str, Any]], undecided: bool, repo: str) -> None:
+@given(rows, st.booleans(), text, st.sampled_from([("octo", "github"), ("gitlab.com/group", "gitlab"), ("codeberg.org/team", "forgejo")]))
+def test_the_same_bytes_as_the_template_loop(outside: list[dict[str, Any]], undecided: bool, name: str, where: tuple[str, str]) -> None:
+    """Each PR linked where its forge keeps it (GitHub's /pull/N, GitLab's /-/merge_requests/N as !N)."""
     env = environment()
-    github = f"https://github.com/{repo}"
-    expected = env.from_string(LOOP).render(outside=outside, github=github, undecided=undecided, outcome_words=OUTCOME_WORDS)
-    assert str(evidence_rows(outside, github, undecided)) == expected
+    p = Project(repo=f"{where[0]}/{name}", row={"forge": where[1]})
+    expected = env.from_string(LOOP).render(outside=outside, p=p, undecided=undecided, outcome_words=OUTCOME_WORDS)
+    assert str(evidence_rows(outside, p, undecided)) == expected
 
 
 def test_hostile_text_is_escaped() -> None:
     row = {"outcome": "answered", "number": 7, "title": "<script>alert(1)</script>", "author": '"><img src=x onerror=alert(1)>',
            "created_at": None, "response_kind": "comment", "hours_to_response": 0.5, "response_actor": "<b>x</b>"}
-    html = str(evidence_rows([row], "https://github.com/o/n", False))
+    html = str(evidence_rows([row], Project(repo="o/n", row={}), False))
     assert "<script>" not in html and "<img" not in html and "<b>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "comment after 30 min" in html
 

@@ -17,7 +17,7 @@ from porchlamp.store import Store
 POINTS_PER_REPO_FULL = 1.06
 # Measured on the sample world's GitLab projects (bench/RESULTS.md): requests a project takes in a full
 # collection, and of them `/users/:id` look-ups (limited apart on gitlab.com).
-GITLAB_REQUESTS_PER_PROJECT, GITLAB_USERS_PER_PROJECT = 325, 24
+GITLAB_REQUESTS_PER_PROJECT, GITLAB_USERS_PER_PROJECT = 345, 16
 
 
 @dataclass(frozen=True)

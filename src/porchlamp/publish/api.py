@@ -188,7 +188,8 @@ def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[
         "schema_version": SCHEMA_VERSION,
         "as_of": (as_of or site.as_of).isoformat(),
         "repo": p.repo,
-        "url": f"https://github.com/{p.repo}",
+        "url": p.web_url,
+        "forge": p.forge,
         "status": p.status,
         "kind": p.row["kind"],
         "reason": p.row["reason"],
@@ -201,7 +202,7 @@ def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[
         "profiles": profiles_json(p),
         "components": p.components,
         "evidence": p.evidence(),
-        "outside_prs": [{"number": x["number"], "url": f"https://github.com/{p.repo}/pull/{x['number']}", "author": x["author"],
+        "outside_prs": [{"number": x["number"], "url": p.change_url(x["number"]), "author": x["author"],
                          "opened": x["created_at"], "outcome": x["outcome"], "first_response": x["response_kind"],
                          "responder": x["response_actor"], "hours_to_first_response": _round(x["hours_to_response"])}
                         for x in p.outside()],

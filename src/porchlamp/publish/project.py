@@ -4,6 +4,8 @@ a `Row` is a stored row as a read-only mapping, made from a listing or a query.
 
 from __future__ import annotations
 
+from porchlamp import forges
+
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -68,6 +70,33 @@ class Project:
     @property
     def status(self) -> str:
         return str(self.row["status"])
+
+    @property
+    def forge(self) -> str:
+        """The software its host runs (GitHub's for a snapshot from before forges were told apart)."""
+        return str(self.row.get("forge") or "github")
+
+    @property
+    def web_url(self) -> str:
+        return forges.web_url(self.repo)
+
+    def change_url(self, number: int) -> str:
+        return forges.change_url(self.repo, number, self.forge)
+
+    def issue_url(self, number: int) -> str:
+        return forges.issue_url(self.repo, number, self.forge)
+
+    @property
+    def change_mark(self) -> str:
+        return forges.change_mark(self.forge)
+
+    @property
+    def forge_words(self) -> str:
+        """Where it lives, said on its page: "on GitLab (gitlab.example.org)"; nothing for GitHub's."""
+        host = forges.host_of(self.repo)
+        name = forges.FORGE_NAMES.get(self.forge, self.forge)
+        return "" if host == forges.GITHUB_HOST else f"on {name} ({host}), where a pull request is a " \
+            f"{forges.change_words(self.forge)[0]}"
 
     @property
     def owner(self) -> str:

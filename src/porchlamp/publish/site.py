@@ -31,6 +31,7 @@ from jinja2.filters import do_truncate
 from markupsafe import Markup
 
 from porchlamp import killpoints
+from porchlamp import forges
 from porchlamp.config import COMPONENTS
 from porchlamp.evaluate import components as components_mod
 from porchlamp.forks import cores
@@ -155,12 +156,12 @@ def escape_text(value: Any) -> str:
     return value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace("'", "&#39;").replace('"', "&#34;")
 
 
-def evidence_rows(outside: list[dict[str, Any]], github: str, undecided: bool) -> Markup:
-    """The rows of a project's evidence table: one per outside PR, every value escaped. Written here
-    rather than as a template loop because a project can list thousands and this is the site's
-    hottest loop (the same bytes; a test renders both)."""
+def evidence_rows(outside: list[dict[str, Any]], p: Project, undecided: bool) -> Markup:
+    """The rows of a project's evidence table: one per outside PR, each linked on its forge, every value
+    escaped. Written here rather than as a template loop because a project can list thousands and this
+    is the site's hottest loop (the same bytes; a test renders both)."""
     e = escape_text
-    base = e(github)
+    base, mark = e(forges.change_prefix(p.repo, p.forge)), e(p.change_mark)
     out = []
     for x in outside:
         created, kind = x["created_at"], x["response_kind"]
@@ -169,7 +170,7 @@ def evidence_rows(outside: list[dict[str, Any]], github: str, undecided: bool) -
         late = "late: " if kind and x["outcome"] != "answered" and not undecided else ""
         answer = f"{late}{e(kind)} after {e(words.hours(x['hours_to_response']))}" if kind else "none"
         out.append(
-            f'<tr class="outcome-{e(x["outcome"])}"><td class="c-pr"><a href="{base}/pull/{e(x["number"])}">#{e(x["number"])}</a></td>'
+            f'<tr class="outcome-{e(x["outcome"])}"><td class="c-pr"><a href="{base}{e(x["number"])}">{mark}{e(x["number"])}</a></td>'
             f'<td class="title">{e(do_truncate(_PLAIN, x["title"], 120))}</td><td class="c-author" data-label="Author">{e(x["author"])}</td>'
             f'<td class="num c-opened" data-label="Opened">{e(created.strftime("%Y-%m-%d") if created else "–")}</td>\n'
             f'<td class="c-outcome" data-label="Outcome">{judged}</td><td class="c-response" data-label="First response">{answer}</td>'
@@ -278,9 +279,9 @@ def _quoted(text: str) -> str:
 
 
 def dispute_url(p: Project, issues_url: str) -> str:
-    lines = [f"Project: https://github.com/{p.repo}", f"Verdict: {p.status} ({p.row['kind']})", f"Reason: {p.row['reason']}", "",
+    lines = [f"Project: {p.web_url}", f"Verdict: {p.status} ({p.row['kind']})", f"Reason: {p.row['reason']}", "",
              "The outside pull requests behind it:"]
-    lines += [f"- https://github.com/{p.repo}/pull/{x['number']} ({x['outcome']})" for x in p.outside()[:30]]
+    lines += [f"- {p.change_url(x['number'])} ({x['outcome']})" for x in p.outside()[:30]]
     lines += ["", "Which of these show otherwise, and why:"]
     return f"{issues_url}?{query_text({'title': f'Verdict on {p.repo}', 'body': chr(10).join(lines)})}"
 
@@ -479,7 +480,7 @@ def _part(site: SiteData, projects: list[Project] | None) -> SiteData:
 
 def project_context(p: Project, page_as_of: date, previous: date | None, issues_url: str, site_url: str) -> dict[str, Any]:
     """What project.html reads of one project read whole (`SiteData.detailed`), its page dated `page_as_of`."""
-    return dict(p=p, page_as_of=page_as_of, previous=previous if p.change else None, github=f"https://github.com/{p.repo}",
+    return dict(p=p, page_as_of=page_as_of, previous=previous if p.change else None, web=p.web_url,
                 outside=p.outside(), excluded=p.excluded_counts(), times=p.response_times(), issues=p.good_first_issues(),
                 dispute=dispute_url(p, issues_url), site_url=site_url, badge=badge_snippets(p, site_url))
 
