@@ -48,8 +48,8 @@ HOUR_SECONDS = 60
 
 
 @contextmanager
-def emulator(world: Path, clock: date | None = None, faults: str | None = None) -> Iterator[str]:
-    """`porchlamp emulator` in its own process; yields its base URL once it answers.
+def emulator(world: Path, clock: date | None = None, faults: str | None = None, extra: tuple[str, ...] = ()) -> Iterator[str]:
+    """`porchlamp emulator` in its own process (`extra`: more of its options); yields its base URL once it answers.
 
     Its rate-limit hour is compressed (HOUR_SECONDS): the points are what is measured, and an
     11,000-repository run must not sit out real hours of reset."""
@@ -61,6 +61,7 @@ def emulator(world: Path, clock: date | None = None, faults: str | None = None) 
         cmd += ["--clock", clock.isoformat()]
     if faults:
         cmd += ["--faults", faults]
+    cmd += list(extra)
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     base = f"http://127.0.0.1:{port}"

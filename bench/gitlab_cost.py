@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 
@@ -32,40 +29,16 @@ from porchlamp.collect.gitlab.client import GITLAB_COM_PER_MINUTE, USERS_LIMIT, 
 from porchlamp.sample import generate_world
 from porchlamp.store import Store
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from collect_cost import emulator  # noqa: E402  (the benchmarks' one emulator in a process of its own)
+
 EARLIER = date(2026, 10, 15)
 MINUTE_SECONDS = 0.2  # the emulator's and the client's 'minute', compressed alike: requests are what is measured
 PROJECTS = 2_000
 
 
-@contextmanager
-def emulator(world: Path, clock: date | None) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "porchlamp", "emulator", "--world", str(world), "--port", str(port), "--gitlab", "gitlab.com",
-           "--minute-seconds", str(MINUTE_SECONDS)] + (["--clock", clock.isoformat()] if clock else [])
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                raise SystemExit(f"the emulator stopped: {log.read().decode()[-2000:]}")
-            try:
-                httpx.get(f"{base}/_emulator/stats", timeout=2).raise_for_status()
-                break
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-        log.close()
-
-
 def collect(world: Path, db: Path, as_of: date, repos: list[str], concurrency: int, clock: date | None) -> dict[str, Any]:
-    with emulator(world, clock) as base:
+    with emulator(world, clock, extra=("--gitlab", "gitlab.com", "--minute-seconds", str(MINUTE_SECONDS))) as base:
         client = GitLabClient(f"{base}/api/v4", "bench", "gitlab.com", wait_scale=0.001, minute_seconds=MINUTE_SECONDS)
         t0 = time.perf_counter()
         with Store(db) as store:

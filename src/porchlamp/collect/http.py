@@ -1,9 +1,11 @@
-"""What every forge's client shares: how Porchlamp names itself to a server, and the counts a client
-keeps of its requests (for the run's summary and the benchmarks)."""
+"""What every forge's client shares: how Porchlamp names itself to a server, the counts a client keeps
+of its requests (for the run's summary and the benchmarks), and how it waits."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 USER_AGENT = "porchlamp/0.1 (which open-source projects answer a stranger's pull request; https://github.com/porchlamp/porchlamp)"
@@ -18,3 +20,21 @@ class ClientStats:
     points_by_query: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
     waited_seconds: float = 0.0
     timeouts: int = 0  # requests given up as too heavy (then split or shrunk by the collector)
+
+
+class Waits:
+    """What a client does when told to wait: sleep `wait_scale` of it (all of it against a real forge;
+    a little against an emulator's compressed clock) and count it."""
+
+    wait_scale: float
+    stats: ClientStats
+    _sleep: Callable[[float], None]
+    _lock: threading.Lock
+
+    def _wait(self, seconds: float) -> None:
+        scaled = seconds * self.wait_scale
+        with self._lock:
+            self.stats.waited_seconds += scaled
+        if scaled > 0:
+            self._sleep(scaled)
+

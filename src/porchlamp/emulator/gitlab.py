@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from email.utils import format_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
@@ -31,6 +31,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 from porchlamp import forges
 from porchlamp.emulator.faults import Faults
 from porchlamp.emulator.index import RepoEntry, WorldIndex
+from porchlamp.emulator.server import Served, _Server
 from porchlamp.sample.associations import ACCESS_LEVELS
 
 API = "/api/v4"
@@ -382,8 +383,10 @@ class GitLabWorld:
                 "author": self.user(None), "user_notes_count": 0, "web_url": f"https://{self.host}/{forges.path_of(i['repo'])}/-/issues/{i['number']}"}
 
 
-class GitLabEmulator:
+class GitLabEmulator(Served):
     """Start with `start()`, stop with `stop()`; `url` is the API base (`.../api/v4`)."""
+
+    PATH = API
 
     def __init__(self, world: str | Path | WorldIndex, host: str = "gitlab.com", port: int = 0, faults: Faults | None = None,
                  limits: GitLabLimits | None = None, clock: date | None = None) -> None:
@@ -396,34 +399,6 @@ class GitLabEmulator:
         self._lock = threading.Lock()
         self._windows: dict[tuple[str, str], tuple[float, int]] = {}
         self._httpd = _Server(("127.0.0.1", port), _handler(self))
-        self._thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}{API}"
-
-    def start(self) -> "GitLabEmulator":
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name=f"gitlab-emulator-{self.host}", daemon=True)
-        self._thread.start()
-        return self
-
-    def serve_forever(self) -> None:
-        self._httpd.serve_forever()
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> "GitLabEmulator":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- limits ----------------------------------------------------------------------------
 
@@ -565,11 +540,6 @@ class GitLabEmulator:
         if total <= TOTAL_CAP:
             headers.update({"x-total": str(total), "x-total-pages": str(pages)})
         return 200, body, headers
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 128
-    daemon_threads = True
 
 
 def _handler(emu: GitLabEmulator) -> type[BaseHTTPRequestHandler]:

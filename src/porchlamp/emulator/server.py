@@ -172,8 +172,45 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-class Emulator:
+class Served:
+    """A server on 127.0.0.1 in a thread of its own: every emulator's start, stop and addresses."""
+
+    _httpd: ThreadingHTTPServer
+    _thread: threading.Thread | None = None
+    PATH = ""  # the API's path under the server
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}{self.PATH}"
+
+    def start(self) -> Any:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name=type(self).__name__, daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> Any:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Emulator(Served):
     """Start with `start()`, stop with `stop()`; `url` is the GraphQL endpoint."""
+
+    PATH = "/graphql"
 
     def __init__(self, world: str | Path | WorldIndex, port: int = 0, faults: Faults | None = None,
                  limits: Limits | None = None, clock: date | None = None) -> None:
@@ -188,34 +225,6 @@ class Emulator:
         self._inflight = 0
         self._documents: dict[str, tuple[Any, list[GraphQLError]]] = {}
         self._httpd = _Server(("127.0.0.1", port), _handler(self))
-        self._thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/graphql"
-
-    def start(self) -> "Emulator":
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="emulator", daemon=True)
-        self._thread.start()
-        return self
-
-    def serve_forever(self) -> None:
-        self._httpd.serve_forever()
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-    def __enter__(self) -> "Emulator":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- rate limits -----------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ import httpx
 from porchlamp import killpoints
 from porchlamp.collect.errors import AuthError, CollectError, NetworkError, QueryError, QueryTimeout, RequestFailed, redact
 from porchlamp.collect.github.ratelimit import decide, pace
-from porchlamp.collect.http import USER_AGENT, ClientStats
+from porchlamp.collect.http import USER_AGENT, ClientStats, Waits
 
 DEFAULT_API = "https://api.github.com/graphql"
 DEFAULT_DEPENDENTS_API = "https://packages.ecosyste.ms"
@@ -50,7 +50,7 @@ def load_query(name: str) -> str:
     return resources.files("porchlamp.collect.github.queries").joinpath(f"{name}.graphql").read_text(encoding="utf-8")
 
 
-class GraphQLClient:
+class GraphQLClient(Waits):
     """A GraphQL client for GitHub's API. Thread-safe; `transport` is the seam tests may use."""
 
     def __init__(self, api: str, token: str, *, transport: httpx.BaseTransport | None = None, timeout: float = 60.0,
@@ -79,13 +79,6 @@ class GraphQLClient:
         self._http.close()
         if self._rest is not None:
             self._rest.close()
-
-    def _wait(self, seconds: float) -> None:
-        scaled = seconds * self.wait_scale
-        with self._lock:
-            self.stats.waited_seconds += scaled
-        if scaled > 0:
-            self._sleep(scaled)
 
     def query(self, name: str, variables: dict[str, Any], expected_cost: int = 1, charged: bool = True) -> dict[str, Any]:
         """Run the named query; returns the whole JSON body (data and any per-repository errors)."""

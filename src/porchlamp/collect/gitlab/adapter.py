@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from porchlamp import forges
 from porchlamp.collect.gitlab import mapping
-from porchlamp.collect.gitlab.client import GitLabClient, project_path
+from porchlamp.collect.gitlab.client import PER_PAGE, GitLabClient, project_path
 from porchlamp.collect.http import ClientStats
 from porchlamp.collect.run import Job, Run, Writes
 from porchlamp.collect.stages import pulls as pulls_stage
@@ -83,8 +83,9 @@ class GitLab:
             prs = tuple((int(m["iid"]), {"iid": int(m["iid"]), "since": after}) for m in mrs
                         if (mapping.ts(m.get("created_at")) or run.start) >= run.start)
             issues = self.client.json(f"{base}/issues", {"updated_after": after, "per_page": 1}, "issues") or []
-            return Moved(repo=now, pushed=pushed != was.pushed_at, updated=len(mrs), prs=prs,
-                         more_prs=bool(pages and pages > 1), issues=bool(issues))
+            # More than a page moved: the listing pages through them all (past 10,000 GitLab gives no count).
+            more = (pages or 0) > 1 or (pages is None and len(mrs) >= PER_PAGE)
+            return Moved(repo=now, pushed=pushed != was.pushed_at, updated=len(mrs), prs=prs, more_prs=more, issues=bool(issues))
 
         def store(job: Job, moved: Moved | None) -> None:
             out = Writes()

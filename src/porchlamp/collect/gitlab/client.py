@@ -23,7 +23,7 @@ import httpx
 from porchlamp import killpoints
 from porchlamp.collect.errors import AuthError, NetworkError, RequestFailed, redact
 from porchlamp.collect.gitlab.ratelimit import budget, decide
-from porchlamp.collect.http import USER_AGENT, ClientStats
+from porchlamp.collect.http import USER_AGENT, ClientStats, Waits
 from porchlamp.collect.retries import MAX_ATTEMPTS, Decision, backoff
 
 PER_PAGE = 100  # GitLab's most items a page (doc/api/rest/_index.md, "Pagination")
@@ -65,7 +65,7 @@ class _Window:
         return self._times[0] + self.seconds - now
 
 
-class GitLabClient:
+class GitLabClient(Waits):
     """A client of one GitLab host's REST API. Thread-safe; `transport` is the seam tests may use."""
 
     def __init__(self, api: str, token: str, host: str = "gitlab.com", *, transport: httpx.BaseTransport | None = None,
@@ -101,13 +101,6 @@ class GitLabClient:
     def close(self) -> None:
         self._http.close()
         self._rest.close()
-
-    def _wait(self, seconds: float) -> None:
-        scaled = seconds * self.wait_scale
-        with self._lock:
-            self.stats.waited_seconds += scaled
-        if scaled > 0:
-            self._sleep(scaled)
 
     def _pace(self, path: str) -> None:
         """Wait, if need be, so no window's limit is passed and what the server says is left is kept."""
