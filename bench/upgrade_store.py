@@ -66,21 +66,22 @@ CREATE TABLE template_fingerprints (repo VARCHAR, fp BIGINT, number INTEGER, fas
 CREATE TABLE template_comments (repo VARCHAR, number INTEGER, login VARCHAR, n INTEGER);
 """ + "".join(f"ALTER TABLE timeline DROP COLUMN {c};\n" for c in ("m_version", "m_fp", "m_chars", "m_words", "m_curated", "m_redirect")) \
     + "ALTER TABLE pulls DROP COLUMN m_version;\nALTER TABLE pulls DROP COLUMN m_ai;\n"
-# What schema 18 (a project's forge, accounts by host, members) changed, undone first.
-UNDO_18 = """
+# What schemas 19 (mirror links) and 18 (a project's forge, accounts by host, members) changed, undone first.
+UNDO_19_18 = """
+DROP VIEW results;
+DROP TABLE mirror_links;
 DROP TABLE members;
 ALTER TABLE repositories DROP COLUMN forge;
 CREATE TABLE accounts_by_login (login VARCHAR PRIMARY KEY, type VARCHAR, created_at TIMESTAMP, node_id VARCHAR);
 INSERT INTO accounts_by_login SELECT login, type, created_at, node_id FROM accounts WHERE host = 'github.com';
 DROP TABLE accounts;
 ALTER TABLE accounts_by_login RENAME TO accounts;
-DROP VIEW results;
 ALTER TABLE repo_verdicts DROP COLUMN forge;
 CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JOIN repo_verdicts v ON v.id = s.id;
 """
 # Columns those older schemas held that no later one does, and those a later one adds with a default
-# (18: a verdict's forge), left out of what must read the same.
-GONE = frozenset({"valid_until", "inputs", "acts", "rows", "forge"})
+# (18: a verdict's forge; 19: where a mirror's review happens), left out of what must read the same.
+GONE = frozenset({"valid_until", "inputs", "acts", "rows", "forge", "review_at"})
 
 
 def digest(conn: duckdb.DuckDBPyConnection, table: str) -> str:
@@ -94,9 +95,9 @@ def make_older(path: Path, schema: int, days: int) -> dict[str, int]:
     conn = duckdb.connect(str(path))
     try:
         version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-        if version != 18:
-            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 18 only")
-        conn.execute(UNDO_18)
+        if version != 19:
+            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 19 only")
+        conn.execute(UNDO_19_18)
         conn.execute(UNDO_17_14)
         whole = [VIEWS[v] for v in sorted(VIEWS) if v > schema]
         last = conn.execute("SELECT max(as_of) FROM snapshots").fetchone()[0]

@@ -8,13 +8,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from porchlamp.forges import FORGE_NAMES
+
 GATE_LABELS = (
     ("not_software", "1. Is it software?"),
     ("not_real_project", "2. Is it still a real project?"),
     ("no_license", "3. Open-source license?"),
     ("stale", "4. Is anyone still working on it?"),
     ("black_hole", "5. Does anyone answer outside PRs? (black hole)"),
-    ("undecided", "— undecided (review happens off GitHub)"),
+    ("undecided", "— undecided (review happens elsewhere)"),
     ("unrated", "— unrated (too little to score fairly)"),
     ("ranked", "— ranked"),
 )
@@ -37,6 +39,16 @@ def print_report(data: dict[str, Any], console: Console) -> None:
         kinds = ", ".join(f"{k.replace('_', ' ')} {n:,}" for k, n in sorted(data["funnel_kinds"][key].items()))
         t.add_row(label, f"{f[key]:,}", kinds)
     console.print(t)
+    by_forge = data.get("funnel_by_forge") or {}
+    if len(by_forge) > 1:  # one forge's funnel is the funnel
+        ft = Table(title="The funnel by forge", title_justify="left")
+        ft.add_column("gate")
+        for forge in by_forge:
+            ft.add_column(FORGE_NAMES.get(forge, forge), justify="right")
+        for key, label in GATE_LABELS:
+            ft.add_row(label, *(f"{by_forge[forge][key]:,}" for forge in by_forge))
+        ft.add_row("projects", *(f"{sum(by_forge[forge].values()):,}" for forge in by_forge))
+        console.print(ft)
     judged, bh = data["judged_for_black_hole"], data["black_holes_among_judged"]
     console.print(f"Outside pull requests followed: {data['outside_prs']:,} PRs from {data['outside_authors']:,} people.")
     console.print(f"Black holes: {bh:,} of {judged:,} judged projects ({_pct(bh / judged if judged else None)}).")

@@ -23,7 +23,7 @@ from porchlamp.columns import Columns
 from porchlamp.config import Settings
 from porchlamp.errors import PorchlampError
 from porchlamp.cluster import Judged
-from porchlamp.evaluate import relations
+from porchlamp.evaluate import mirrors, relations
 from porchlamp.evaluate.engine import window
 from porchlamp.evaluate.ranking import Scored, profile_rows
 from porchlamp.evaluate.report import build_report
@@ -136,8 +136,8 @@ def _judge(store: Store, when: date, settings: Settings, rules: Rules, wanted: l
         try:
             conn.execute("CREATE OR REPLACE TEMP VIEW j_pr_rows AS SELECT * FROM j_prs WHERE repo NOT IN (SELECT repo FROM _failed)")
             with _ranking(when, judged.scored, settings) as ranked:
-                store.write_snapshot(when, meta, {"results": res, "component_results": comps, "profile_results": ranked},
-                                     prs="j_pr_rows")
+                store.write_snapshot(when, meta, {"results": res, "component_results": comps, "profile_results": ranked,
+                                                  "mirror_links": lambda: _mirror_links(store, when)}, prs="j_pr_rows")
         finally:
             conn.unregister("_failed")
         lap("write_snapshot")
@@ -161,13 +161,26 @@ def _judge(store: Store, when: date, settings: Settings, rules: Rules, wanted: l
             lap("judge")
             files = {t: sorted((space / "results" / t).glob("*.parquet")) for t in PARTIAL_TABLES}
             with _ranking(when, judged.scored, settings) as ranked:
-                store.write_snapshot(when, meta, {"profile_results": ranked}, files)
+                store.write_snapshot(when, meta, {"profile_results": ranked, "mirror_links": lambda: _mirror_links(store, when)},
+                                     files)
             lap("write_snapshot")
             peaks = tuple(runner.peak_memory_mb())
     finally:
         runner.close()
     lap("stop_workers")
     return EvaluateSummary(when, judged.repos, judged.statuses, judged.outside_prs, peaks, lap.steps)
+
+
+def _mirror_links(store: Store, when: date) -> Columns:
+    """`mirror_links`' columns for snapshot `when`, from its results as stored a moment before in the
+    same transaction: each repository that mirrors, or sends its PRs to, a project of the snapshot."""
+    # On the store's own connection: another cursor would not see the transaction's rows.
+    index = mirrors.names_index(r["repo"] for r in store.query("SELECT repo FROM results WHERE as_of = ?", [when]))
+    rows = store.query("SELECT repo, status, kind, review_happens, description FROM results WHERE as_of = ? "
+                       f"AND status IN ({', '.join('?' for _ in mirrors.LINKED_FROM)})", [when, *mirrors.LINKED_FROM])
+    links = mirrors.follow(rows, index)
+    return {"as_of": [when] * len(links), "repo": [x.repo for x in links], "home": [x.home for x in links],
+            "how": [x.how for x in links]}
 
 
 @contextmanager
@@ -218,7 +231,7 @@ def report_from_store(store: Store, as_of: date | None = None, per_project: bool
     when = stored_as_of(store, as_of)
     projects = store.query(
         "SELECT repo, status, kind, reason, ecosystem, star_bucket, stars, judged, borderline, outside_prs, answered, "
-        "closed_silently, unanswered, review_happens FROM results WHERE as_of = ? ORDER BY repo", [when])
+        "closed_silently, unanswered, review_happens, review_at, forge FROM results WHERE as_of = ? ORDER BY repo", [when])
     profiles = store.query("SELECT repo, profile, score, coverage, tier, rank, delta FROM profile_results WHERE as_of = ?", [when])
     outside = store.query(
         "SELECT count(*) AS prs, count(DISTINCT lower(author)) AS authors FROM pr_results "

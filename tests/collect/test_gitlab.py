@@ -44,8 +44,12 @@ def test_the_same_world_judged_on_github_and_on_gitlab_gets_the_same_verdicts(tm
     same = dict(zip((on_gitlab / "repos.txt").read_text().split(), (on_github / "repos.txt").read_text().split()))
     moved = sum(1 for r in same if r != same[r])
     assert moved >= 100  # the projects are GitLab's (a GitHub mirror kind stays on GitHub)
+    homes = {repo: t["review_at"] for repo, t in read_truth(on_gitlab)["repos"].items() if t.get("review_at")}
+    assert homes  # GitLab's mirrors on GitHub are of the world's own GitLab projects: there, review happens at them
     for repo, row in b[0].items():
-        assert {k: row[k] for k in REPO_FIELDS} == {k: a[0][same[repo]][k] for k in REPO_FIELDS}, repo
+        fields = [k for k in REPO_FIELDS if k != "review_happens" or repo not in homes]
+        assert {k: row[k] for k in fields} == {k: a[0][same[repo]][k] for k in fields}, repo
+        assert repo not in homes or row["review_happens"] == f"https://{homes[repo]}"
     assert len(b[1]) == len(a[1]) > 5000
     for (repo, number), row in b[1].items():
         assert {k: row[k] for k in PR_FIELDS} == {k: a[1][(same[repo], number)][k] for k in PR_FIELDS}, (repo, number)
@@ -67,12 +71,19 @@ def test_a_world_on_github_two_gitlab_hosts_recovers_planted_truth(tmp_path: Pat
         evaluate_store(store, AS_OF, Settings(hosts={"gitlab.example.org": {"forge": "gitlab"}}))
         snap = Snapshot(store, AS_OF)
         members = store.count("members")
+        links = {r["repo"]: r["review_at"] for r in store.query("SELECT repo, review_at FROM results WHERE review_at IS NOT NULL")}
+        statuses = {r["repo"]: r["status"] for r in store.query("SELECT repo, status FROM results")}
     agreement = _agreement(snap, truth)
     # Every PR of the window was collected and judged (those opened before it are not collected).
     assert agreement["prs"] == sum(1 for t in truth["prs"].values() if t["excluded"] != "before_window")
     assert not agreement["repos_wrong"], agreement["repos_wrong"].most_common(10)
     assert not agreement["prs_wrong"], agreement["prs_wrong"].most_common(10)
     assert members > 0
+    # Every GitHub mirror of one of the world's GitLab projects links to it, and nothing else links;
+    # a mirror is never ranked, its project is (SPEC section 13: never ranked twice).
+    planted = {repo: t["review_at"] for repo, t in truth["repos"].items() if t.get("review_at")}
+    assert len(planted) == 2 and links == planted
+    assert all(statuses[m] == "undecided" and statuses[home] == "ranked" for m, home in planted.items())
     # The members GitHub hides are listed on GitLab, and read as maintainers from their access level.
     hidden = {(repo, t["private_member"].lower()) for repo, t in truth["repos"].items() if t["private_member"] and repo in on_gitlab}
     got = snap.by_repo()

@@ -18,7 +18,7 @@ def test_each_kind_of_change() -> None:
     assert got == {
         "a/hole": ("new_black_hole", "became a black hole (was ranked)"),
         "a/back": ("recovered", "recovered: no longer a black hole, now ranked at rank 4"),
-        "a/moved-off": ("became_undecided", "now reviews off GitHub, so it is undecided (was ranked)"),
+        "a/moved-off": ("became_undecided", "now reviews elsewhere, so it is undecided (was ranked)"),
         "a/new": ("newly_ranked", "newly ranked at 1 (new to Porchlamp)"),
         "a/gone": ("no_longer_ranked", "no longer ranked: now unrated (was rank 7)"),
         "a/up": ("moved", "rank 9 → 3 (up 6)"),

@@ -69,9 +69,11 @@ def test_the_rankings_parts_hold_the_whole_index_in_each_goals_order(published: 
     manifest = json.loads((v1 / "rankings" / "parts.json").read_text())
     ranked = report["funnel"]["ranked"]
     assert manifest["ranked"] == ranked and manifest["parts"] == 1 and manifest["as_of"] == index["as_of"]
-    assert sum(n for _, _, n in manifest["counts"]["rows"]) == ranked
+    assert manifest["counts"]["columns"] == ["ecosystem", "language", "ranked", "forge"]
+    assert sum(n for _, _, n, _ in manifest["counts"]["rows"]) == ranked
+    assert {f for *_, f in manifest["counts"]["rows"]} == {"github"}
     eco = index["rows"][0][1]
-    assert sum(n for e, _, n in manifest["counts"]["rows"] if e == eco) == sum(1 for r in index["rows"] if r[1] == eco)
+    assert sum(n for e, _, n, _ in manifest["counts"]["rows"] if e == eco) == sum(1 for r in index["rows"] if r[1] == eco)
     for profile in index["profiles"]:
         part = json.loads((v1 / manifest["files"].format(profile=profile, part=1)).read_text())
         assert part["rows"] == _projected(index, profile)

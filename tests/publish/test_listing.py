@@ -9,7 +9,7 @@ import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
 from porchlamp.publish import listing as listing_mod
-from porchlamp.publish.listing import GOAL_VALUES, ROW_COLUMNS, Listing
+from porchlamp.publish.listing import GOAL_VALUES, HOME_COLUMNS, ROW_COLUMNS, Listing
 from porchlamp.publish.project import Project
 
 PROFILES = ["default", "fast"]
@@ -27,7 +27,9 @@ def _write(rows: list[dict[str, Any]], path: Path, batch: int) -> Path:
     arrays |= {"homepage": pa.array([r.get("homepage") for r in rows], pa.string()),
                "topics": pa.array([r.get("topics") for r in rows], pa.list_(pa.string())),
                "issues": pa.array([None] * len(rows), pa.string()), "own": pa.array([f"own-{r['repo']}" for r in rows]),
-               "place": pa.array([""] * len(rows))}
+               "place": pa.array([""] * len(rows)), "mirrors": pa.array([None] * len(rows), pa.list_(pa.string()))}
+    arrays |= {f"home_{c}": pa.array([None] * len(rows), pa.int32() if c in ("answered", "outside_prs") else pa.string())
+               for c in HOME_COLUMNS}
     for k, name in enumerate(PROFILES):
         goals = [r["goals"].get(name) for r in rows]
         arrays[f"g{k}_present"] = pa.array([g is not None for g in goals])

@@ -38,9 +38,12 @@ def build_report(
     which the site writes from the rows it holds instead of holding it twice."""
     funnel = {s: 0 for s in STATUS_ORDER}
     kinds: dict[str, dict[str, int]] = {s: {} for s in STATUS_ORDER}
+    by_forge: dict[str, dict[str, int]] = {}  # the funnel of each forge's projects (SPEC section 13)
     for p in projects:
         funnel[p["status"]] += 1
         kinds[p["status"]][p["kind"]] = kinds[p["status"]].get(p["kind"], 0) + 1
+        forge = by_forge.setdefault(p.get("forge") or "github", {s: 0 for s in STATUS_ORDER})
+        forge[p["status"]] += 1
     judged = [p for p in projects if p["judged"] and p["status"] in ("black_hole", "ranked", "unrated")]
 
     def share(rows: list[dict[str, Any]], key: str, order: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -74,6 +77,7 @@ def build_report(
         "projects_total": len(projects),
         "funnel": funnel,
         "funnel_kinds": kinds,
+        "funnel_by_forge": {f: by_forge[f] for f in sorted(by_forge, key=lambda f: (f != "github", f))},
         "judged_for_black_hole": len(judged),
         "black_holes_among_judged": sum(1 for p in judged if p["status"] == "black_hole"),
         "outside_prs": outside_prs,
@@ -111,4 +115,5 @@ def project_entry(p: Mapping[str, Any], prof: Mapping[str, Mapping[str, Any]]) -
         "outside_prs": p["outside_prs"],
         "borderline": bool(p["borderline"]),
         "review_happens": p["review_happens"],
+        "review_at": p.get("review_at"),  # the project of this snapshot where a mirror's review happens
     }

@@ -16,6 +16,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from porchlamp import __version__
@@ -92,7 +93,7 @@ def shields_json(p: Project) -> dict[str, Any]:
 # at a thousand.
 RANK_PART_ROWS = 1000
 PART_COLUMNS = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs",
-                "rank", "score", "tier", "delta", "answered", "p90_hours", "flags", "median_words", "trend_words"]
+                "rank", "score", "tier", "delta", "answered", "p90_hours", "flags", "median_words", "trend_words", "forge"]
 GOAL_COLUMNS = ("rank", "score", "tier", "delta")  # a part's columns the index has once per goal
 PART_PATH = "rankings/{profile}/part-{part}.json"
 
@@ -118,7 +119,8 @@ def _index_columns(profiles: list[str]) -> list[str]:
     # Added in schema 1, keys are only ever added. `median_words`: the median as every page words it,
     # so that a table redrawn from this file says what the served page says (`words.hours` of the
     # exact value; `median_hours` is rounded to 0.1 h, for sorting).
-    return columns + ["answered", "p90_hours", "flags", "median_words", "trend_words"]
+    # `forge`: the software its host runs (github, gitlab, forgejo), for the forge filter.
+    return columns + ["answered", "p90_hours", "flags", "median_words", "trend_words", "forge"]
 
 
 def _index_row(p: Project, profiles: list[str]) -> list[Any]:
@@ -128,7 +130,8 @@ def _index_row(p: Project, profiles: list[str]) -> list[Any]:
     for prof in profiles:
         d = p.profiles.get(prof, {})
         row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
-    return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags, words.hours(p.row["median_hours"]), words.trend(p.row["trend"])]
+    return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags, words.hours(p.row["median_hours"]), words.trend(p.row["trend"]),
+                  p.forge]
 
 
 def ranking_parts(site: SiteData, part_rows: int = RANK_PART_ROWS) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -142,15 +145,17 @@ def ranking_parts(site: SiteData, part_rows: int = RANK_PART_ROWS) -> Iterator[t
     col = {c: i for i, c in enumerate(columns)}
     ranked = site.ranked("default")
     parts = max(1, -(-len(ranked) // part_rows))
-    counts = pa.table({"ecosystem": ranked.values("ecosystem"), "language": ranked.values("language")}) \
-        .group_by(["ecosystem", "language"]).aggregate([([], "count_all")]).to_pylist()
+    counts = pa.table({"ecosystem": ranked.values("ecosystem"), "language": ranked.values("language"),
+                       "forge": pc.fill_null(ranked.values("forge"), "github")}) \
+        .group_by(["ecosystem", "language", "forge"]).aggregate([([], "count_all")]).to_pylist()
     as_of = site.as_of.isoformat()
     yield "rankings/parts.json", {
         "schema_version": SCHEMA_VERSION, "as_of": as_of, "profiles": profiles, "ranked": len(ranked),
         "parts": parts, "part_rows": part_rows, "files": PART_PATH, "columns": PART_COLUMNS,
-        "counts": {"columns": ["ecosystem", "language", "ranked"],
-                   "rows": [[c["ecosystem"], c["language"], c["count_all"]]
-                            for c in sorted(counts, key=lambda c: (c["ecosystem"], c["language"] or ""))]},
+        # `forge` added after `ranked` (columns are only ever added): a row per ecosystem, language and forge.
+        "counts": {"columns": ["ecosystem", "language", "ranked", "forge"],
+                   "rows": [[c["ecosystem"], c["language"], c["count_all"], c["forge"]]
+                            for c in sorted(counts, key=lambda c: (c["ecosystem"], c["language"] or "", c["forge"]))]},
         "names": "{profile} keeps letters, digits, '_', '-' and non-leading '.'; any other UTF-8 byte is ~xx; {part} counts from 1"}
     for prof in profiles:
         picks = [col[f"{prof}.{c}" if c in GOAL_COLUMNS else c] for c in PART_COLUMNS]
@@ -168,10 +173,10 @@ def search_index(site: SiteData) -> Listed:
     def row(p: Project) -> list[Any]:
         d = p.profiles.get("default", {}) if p.status == "ranked" else {}
         counts = p.counts(site.settings.window.response_days) if p.row["outside_prs"] and p.status in ("black_hole", "unrated") else ""
-        return [p.repo, p.status, p.words, counts, d.get("rank"), d.get("tier"), p.row["stars"]]
+        return [p.repo, p.status, p.words, counts, d.get("rank"), d.get("tier"), p.row["stars"], p.home["repo"] if p.home else None]
 
     head = {"schema_version": SCHEMA_VERSION, "as_of": site.as_of.isoformat(),
-            "columns": ["repo", "status", "words", "counts", "rank", "tier", "stars"]}
+            "columns": ["repo", "status", "words", "counts", "rank", "tier", "stars", "review_at"]}
     return head, "rows", (row(p) for p in site.listing.by_name())
 
 
@@ -199,6 +204,10 @@ def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[
         "description": p.row["description"],
         "borderline": bool(p.row["borderline"]),
         "review_happens": p.row["review_happens"],
+        # Added in schema 1 (keys are only ever added): the project of this snapshot where its review
+        # happens, and the repositories that point here as theirs.
+        "review_at": p.home["repo"] if p.home else None,
+        "mirrors": list(p.mirrors),
         "profiles": profiles_json(p),
         "components": p.components,
         "evidence": p.evidence(),

@@ -1,5 +1,5 @@
 """What changed since the store's previous snapshot: rank moves, new black holes, recoveries,
-projects that now review off GitHub, projects newly ranked and no longer ranked, read from the
+projects that now review elsewhere, projects newly ranked and no longer ranked, read from the
 two stored snapshots' results.
 
 Only stored results are compared; nothing is judged again, so a change always has both verdicts behind it.
@@ -40,7 +40,7 @@ class Change:
         if self.kind == "recovered":
             return f"recovered: no longer a black hole, now {after}" + (f" at rank {self.after_rank}" if self.after_rank else "")
         if self.kind == "became_undecided":
-            return f"now reviews off GitHub, so it is undecided (was {before})"
+            return f"now reviews elsewhere, so it is undecided (was {before})"
         if self.kind == "newly_ranked":
             return f"newly ranked at {self.after_rank}" + (f" (was {before})" if self.before_status else " (new to Porchlamp)")
         return f"no longer ranked: now {after} (was rank {self.before_rank})"
@@ -72,7 +72,7 @@ KINDS = ("new_black_hole", "recovered", "became_undecided", "newly_ranked", "no_
 KIND_TITLES = {
     "new_black_hole": "New black holes",
     "recovered": "Recovered from black hole",
-    "became_undecided": "Now reviewing off GitHub (undecided)",
+    "became_undecided": "Now reviewing elsewhere (undecided)",
     "newly_ranked": "Newly ranked",
     "no_longer_ranked": "No longer ranked",
     "moved": "Rank moves (default goal)",

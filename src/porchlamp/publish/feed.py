@@ -39,7 +39,7 @@ def atom_feed(changes: Changes, href: Callable[[str], str], self_href: str, site
     feed = ET.Element(q("feed"))
     scope = f", {ecosystem} projects" if ecosystem else ""
     ET.SubElement(feed, q("title")).text = xml_text(f"Porchlamp: what changed{scope}")
-    ET.SubElement(feed, q("subtitle")).text = ("Projects that became black holes, recovered, or now review off GitHub, "
+    ET.SubElement(feed, q("subtitle")).text = ("Projects that became black holes, recovered, or now review elsewhere, "
                                                "snapshot by snapshot.")
     ET.SubElement(feed, q("id")).text = _id("feed", ecosystem or "")
     ET.SubElement(feed, q("updated")).text = _stamp(changes.as_of)

@@ -26,7 +26,9 @@ from porchlamp.store import Store
 # What the whole-snapshot pages and files read of a project's result row. The rest (its evidence
 # above all: 4 KB a project) is read with the project's own files (`SiteData.detailed`).
 LIST_COLUMNS = ("repo", "status", "kind", "reason", "ecosystem", "language", "stars", "judged", "borderline", "review_happens",
-                "outside_prs", "answered", "closed_silently", "unanswered", "median_hours", "p90_hours", "forge")
+                "outside_prs", "answered", "closed_silently", "unanswered", "median_hours", "p90_hours", "forge", "review_at")
+# What a mirror's page says of the project it points to (`Project.home`).
+HOME_COLUMNS = ("repo", "status", "kind", "answered", "outside_prs", "forge")
 # A goal's row as a project holds it (`Project.profiles`), and the values of it the listing keeps.
 GOAL_ROW = ("repo", "profile", "score", "coverage", "tier", "rank", "delta")
 GOAL_VALUES = GOAL_ROW[2:]
@@ -62,11 +64,20 @@ def export_listing(store: Store, when: Any, profiles: Sequence[str], digests: st
     sql = (f"SELECT {', '.join(f'r.{c}' for c in LIST_COLUMNS)}, "
            "CAST(round(100 * (r.answered / nullif(r.outside_prs, 0) - t.then_share)) AS INTEGER) AS trend, "
            "m.homepage_url AS homepage, m.topics, a.issues, "
-           f"d.own, d.place{', ' + goal_columns if profiles else ''} FROM results r "
+           # The project a mirror points to, and a project's mirrors, are part of what its page shows.
+           f"{', '.join(f'h.{c} AS home_{c}' for c in HOME_COLUMNS)}, l.mirrors, "
+           # A project that is no mirror and has none keeps the digest it had before links were kept.
+           f"CASE WHEN h.repo IS NULL AND l.mirrors IS NULL THEN d.own ELSE d.own || '+' || "
+           f"hash({', '.join(f'h.{c}' for c in HOME_COLUMNS)}, l.mirrors)::VARCHAR END AS own, "
+           f"d.place{', ' + goal_columns if profiles else ''} FROM results r "
            "LEFT JOIN repositories m ON m.name_with_owner = r.repo "
            "LEFT JOIN (SELECT repo, json_extract(inputs, '$.good_first_issues')::VARCHAR AS issues FROM component_results "
            "WHERE as_of = $1 AND component = 'accessibility') a USING (repo) "
            f"LEFT JOIN {digests} d USING (repo) "
+           "LEFT JOIN (SELECT * FROM results WHERE as_of = $1 AND repo IN (SELECT home FROM mirror_links WHERE as_of = $1)) h "
+           "ON h.repo = r.review_at "
+           "LEFT JOIN (SELECT home AS repo, list(repo ORDER BY repo) AS mirrors FROM mirror_links WHERE as_of = $1 GROUP BY home) l "
+           "USING (repo) "
            "LEFT JOIN (SELECT repo, arg_min(answered / outside_prs, as_of) AS then_share FROM results "
            f"WHERE as_of >= CAST($1 AS DATE) - INTERVAL {TREND_DAYS} DAY AND as_of < $1 AND outside_prs > 0 GROUP BY repo) t USING (repo) "
            + (f"LEFT JOIN (SELECT repo, {goals} FROM profile_results WHERE as_of = $1 GROUP BY repo) g USING (repo) " if profiles else "")
@@ -162,13 +173,15 @@ class Listing(Sequence[Project]):
         goals = [(name, cols[_goal(k, "present")],
                   list(zip(repos, itertools.repeat(name), *(cols[_goal(k, c)] for c in GOAL_VALUES))))
                  for k, name in enumerate(self.profiles)]
-        homepage, topics, issues, own, place = (cols[c] for c in ("homepage", "topics", "issues", "own", "place"))
+        homepage, topics, issues, own, place, mirrors = (cols[c] for c in ("homepage", "topics", "issues", "own", "place", "mirrors"))
+        homes = list(zip(*(cols[f"home_{c}"] for c in HOME_COLUMNS)))
         names, goal_names, changes = self._row_names, self._goal_names, self._changes
         for i, values in enumerate(zip(*(cols[c] for c in ROW_COLUMNS))):
             repo = values[0]
             yield Project(repo, Row(names, values), {name: Row(goal_names, rows[i]) for name, present, rows in goals if present[i]},
                           homepage_url=homepage[i], topics=tuple(topics[i] or ()), change=changes.get(repo),
-                          issues_json=issues[i], digest=own[i], place=place[i])
+                          issues_json=issues[i], digest=own[i], place=place[i], mirrors=tuple(mirrors[i] or ()),
+                          home=dict(zip(HOME_COLUMNS, homes[i])) if homes[i][0] is not None else None)
 
     def _holds(self, positions: pa.Array) -> bool:
         """Whether the projects at `positions` are all kept made."""

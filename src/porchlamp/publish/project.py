@@ -55,6 +55,10 @@ class Project:
     issues_json: str | None = None  # good first issues, as the accessibility component found them (`issues`)
     digest: str | None = None  # its stored rows in the four result tables but its place, as one digest
     place: str | None = None  # its goals' ranks, moves and explanations, as one digest
+    # The project of the same snapshot where its review happens (a mirror's: repo, status, kind,
+    # answered, outside_prs, forge), and the repositories that point here as their project.
+    home: dict[str, Any] | None = None
+    mirrors: tuple[str, ...] = ()
 
     @property
     def homepage(self) -> str | None:
@@ -97,6 +101,19 @@ class Project:
         name = forges.FORGE_NAMES.get(self.forge, self.forge)
         return "" if host == forges.GITHUB_HOST else f"on {name} ({host}), where a pull request is a " \
             f"{forges.change_words(self.forge)[0]}"
+
+    def home_verdict(self, days: int) -> str:
+        """What became of outside changes at the project its review happens on: "Ranked: responsive;
+        it answered 61 of 68 outside merge requests within 14 days"."""
+        h = self.home
+        if h is None:
+            return ""
+        said = status_words(h["status"], h["kind"])
+        n = h["outside_prs"] or 0
+        if not n or h["status"] == "undecided":
+            return said
+        noun = forges.change_words(h["forge"] or "github")[0]
+        return f"{said}; it answered {h['answered']} of {n} outside {noun}{'' if n == 1 else 's'} within {days} days"
 
     @property
     def owner(self) -> str:

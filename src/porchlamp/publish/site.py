@@ -133,11 +133,12 @@ def environment() -> Environment:
         "component_labels": words.COMPONENT_LABELS, "component_words": words.COMPONENT_WORDS, "input_lines": words.input_lines,
         "explain_words": words.explain_words, "delta_words": words.delta_words, "goal_words": words.goal_words, "history_href": history_href,
         "evidence_rows": evidence_rows, "ranking_rows": ranking_rows, "not_ranked_rows": not_ranked_rows, "az_rows": az_rows,
+        "forge_names": forges.FORGE_NAMES,
     })
     return env
 
 
-FUNNEL_ROWS = (*words.CHECKS, ("undecided", "Undecided: reviews happen off GitHub"),
+FUNNEL_ROWS = (*words.CHECKS, ("undecided", "Undecided: reviews happen elsewhere"),
                ("unrated", "Unrated: too little to score fairly"), ("ranked", "Ranked"))
 OUTCOME_WORDS = {"answered": "answered", "closed_silently": "closed without an answer", "unanswered": "no response", None: "–"}
 LETTERS = tuple((c, c.upper()) for c in "abcdefghijklmnopqrstuvwxyz") + (("0-9", "0–9"), ("other", "other"))
@@ -316,8 +317,11 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     ranked_default = site.ranked("default")
     ecosystems = sorted(pc.unique(ranked_default.values("ecosystem")).to_pylist())
     languages = sorted(lang for lang in pc.unique(ranked_default.values("language")).to_pylist() if lang)
+    # The forges ranked projects live on, GitHub's first: a filter only where there are two or more.
+    present = {f or "github" for f in pc.unique(ranked_default.values("forge")).to_pylist()}
+    ranked_forges = [(f, forges.FORGE_NAMES.get(f, f)) for f in forges.FORGES if f in present]
     common = {**_project_common(site), "as_of": site.as_of, "page_as_of": site.as_of, "report": site.report,
-              "ecosystems": ecosystems, "languages": languages}
+              "ecosystems": ecosystems, "languages": languages, "ranked_forges": ranked_forges}
     profiles = common["profiles"]
     w = _Writer(out, env, common)
     # Each listing is a view of the listing file in its order: a page makes only its own rows.

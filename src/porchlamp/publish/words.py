@@ -15,7 +15,7 @@ from porchlamp.evaluate.redirect import VENUE_NAMES
 STATUS_LABELS = {
     "ranked": "Ranked",
     "unrated": "Unrated: too little to score fairly",
-    "undecided": "Undecided: reviews happen off GitHub",
+    "undecided": "Undecided: reviews happen elsewhere (not where its code is hosted)",
     "black_hole": "Black hole: most outside PRs go unanswered",
     "stale": "Stale: no one has committed in six months",
     "no_license": "No open-source license",

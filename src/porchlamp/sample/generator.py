@@ -77,7 +77,7 @@ VENUE_REDIRECTS = {
     "phabricator": "Thank you! Code review for {name} happens on Phabricator: please upload this with arc diff to "
                    "https://phabricator.{name}.example.org.",
     "gitlab": "Thanks! {Name} is developed on GitLab and this repository is only a mirror. Please open a merge request at "
-              "https://gitlab.{name}.example.org/{name}/{name}.",
+              "{gitlab}.",
     "forgejo": "Thanks! {Name} moved to Codeberg; this GitHub repository is only a mirror. Please open the pull request at "
                "https://codeberg.org/{name}/{name}.",
     "sourcehut": "Thanks, but we take patches by email on sourcehut, not pull requests here: please send it to "
@@ -87,7 +87,9 @@ VENUE_REDIRECTS = {
     "trac": "Thanks for the patch. Pull requests here are not reviewed; please open a ticket with it on our Trac: "
             "https://trac.{name}.example.org/newticket",
 }
-MIRROR_LABEL = "Read-only mirror of https://gitlab.{name}.example.org/{name}/{name}"
+MIRROR_LABEL = "Read-only mirror of {gitlab}"
+# Where a mirror of a GitLab project points when its project is not in the world.
+GITLAB_ELSEWHERE = "https://gitlab.{name}.example.org/{name}/{name}"
 BYSTANDER_NOTE = "FYI: this is only a mirror of {Name}, so pull requests are not accepted here. See the project's site."
 WITHDRAWAL = "PRs here are fine after all, sorry for the noise: looking at {t} now."
 VENDORED = "Thanks! {t} is vendored from https://github.com/upstream-org/lib, so please fix it upstream there and we'll pull it in."
@@ -240,8 +242,9 @@ class PRBuilder:
 
 
 class RepoBuilder:
-    def __init__(self, plan: RepoPlan, seed: int, as_of: date, pool: Pool) -> None:
+    def __init__(self, plan: RepoPlan, seed: int, as_of: date, pool: Pool, home: RepoPlan | None = None) -> None:
         self.plan = plan
+        self.home = home  # the world's GitLab project this repository mirrors (`plan.mirror_of`)
         self.seed = seed
         self.rng = random.Random(f"porchlamp-repo:{seed}:{plan.index}")
         self.now = datetime(as_of.year, as_of.month, as_of.day)
@@ -272,17 +275,27 @@ class RepoBuilder:
 
     # -- the repository --------------------------------------------------------------------
 
-    def build(self) -> RepoOut:
+    def identity(self) -> tuple[bool, str, str, str]:
+        """Whether its owner is an organisation, its owner, its name and its full name (`host/path`):
+        the builder's first draws, so a mirror can be named after its project."""
         p, r = self.plan, self.rng
         org = r.random() < 0.55
         owner = names.org_name(r, p.index) if org else names.person_login(r, 500_000 + p.index)
         name = self._name()
-        self.name, self.gitlab = name, p.host != forges.GITHUB_HOST
         # On GitLab a group may hold subgroups: a quarter of its projects sit one level down.
         group = owner
-        if self.gitlab and org and random.Random(f"porchlamp-subgroup:{self.seed}:{p.index}").random() < 0.25:
+        if p.host != forges.GITHUB_HOST and org and random.Random(f"porchlamp-subgroup:{self.seed}:{p.index}").random() < 0.25:
             group = f"{owner}/{names.project_name(random.Random(f'porchlamp-subgroup-name:{self.seed}:{p.index}'))}"
-        self.nwo = forges.join(p.host, f"{group}/{name}")
+        return org, owner, name, forges.join(p.host, f"{group}/{name}")
+
+    def build(self) -> RepoOut:
+        p, r = self.plan, self.rng
+        org, owner, name, self.nwo = self.identity()
+        self.gitlab_url, self.home_name = GITLAB_ELSEWHERE.format(name=name), None
+        if self.home is not None:  # a mirror carries its project's owner and name, as GNOME/gtk on both forges
+            org, owner, name, self.home_name = RepoBuilder(self.home, self.seed, self.now.date(), self.pool).identity()
+            self.nwo, self.gitlab_url = f"{owner}/{name}", forges.web_url(self.home_name)
+        self.name, self.gitlab = name, p.host != forges.GITHUB_HOST
         self._people(owner, org)
         self.publishes = p.ecosystem in PUBLISHING and p.status != "not_software" and r.random() < 0.85
         langs, root, disk, desc, topics = self._content(name)
@@ -300,7 +313,7 @@ class RepoBuilder:
         repo_row = {
             "name_with_owner": self.nwo,
             "owner_type": "Organization" if org else "User",
-            "description": MIRROR_LABEL.format(name=name) if p.redirect == "description" else desc,
+            "description": MIRROR_LABEL.format(gitlab=self.gitlab_url) if p.redirect == "description" else desc,
             "homepage_url": "javascript:alert('homepage')" if p.hostile else (f"https://{name}.example.org" if r.random() < 0.4 else None),
             "is_archived": archived,
             "is_fork": is_fork,
@@ -344,6 +357,7 @@ class RepoBuilder:
             "private_member": self.private.login if self.private else None,
             "codeowner_only": self.codeowner.login if self.codeowner else None,
             "review_happens": self.review_place,
+            "review_at": self.home_name,  # the world's project it mirrors, where its review happens
             "capped": p.capped,
             "redirect": p.redirect,
             "own_ci": self.own_ci.login if self.own_ci else None,
@@ -654,9 +668,9 @@ class RepoBuilder:
             }.get(self.plan.kind, "")
             if p.redirect == "hand":
                 self.review_place = (VENUE_REDIRECTS[p.kind] if p.kind in VENUE_REDIRECTS else f"dev@lists.{name}.example.org")
-                self.review_place = self.review_place.format(name=name, Name=name.title(), NAME=name.upper())
+                self.review_place = self.review_place.format(name=name, Name=name.title(), NAME=name.upper(), gitlab=self.gitlab_url)
             elif p.redirect == "description":
-                self.review_place = MIRROR_LABEL.format(name=name).split(" of ")[1]
+                self.review_place = self.gitlab_url
             elif p.redirect == "bystander":
                 self.review_place = "outside GitHub"
             elif p.redirect in DOC_REDIRECTS:
@@ -844,7 +858,8 @@ class RepoBuilder:
             at = start + self.delay()
             who = self._public_maintainer(author.login)
             name = self.name
-            b.comment(at, who, VENUE_REDIRECTS.get(self.plan.kind, HAND_REDIRECT).format(name=name, Name=name.title(), NAME=name.upper()))
+            b.comment(at, who, VENUE_REDIRECTS.get(self.plan.kind, HAND_REDIRECT).format(name=name, Name=name.title(), NAME=name.upper(),
+                                                                                          gitlab=self.gitlab_url))
             if r.random() < 0.5 and at + DAY < self.now:
                 b.close(at + self.between_td(HOUR, DAY), who)
             truth["case"] = "redirect_by_hand"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from porchlamp.errors import WorldError
 from porchlamp.stats import wilson_interval
@@ -84,6 +84,7 @@ class RepoPlan:
     withdrawn: bool = False  # a maintainer first points each PR elsewhere, then says PRs here are fine after all
     vendored: bool = False  # some answers send a fix to the upstream of vendored code: an answer, not a redirect
     host: str = "github.com"  # the forge host the project lives on (forges.py)
+    mirror_of: int | None = None  # the index of the world's GitLab project this GitHub repository mirrors
 
 
 def _draw_stars(rng: random.Random) -> int:
@@ -190,8 +191,9 @@ MIN_REPOS = len(_mandatory()) + len(LATER_MANDATORY)  # the smallest world that 
 
 
 # Kinds a project on GitLab cannot show an outsider: GitLab shows no mirror flag but to a project's
-# maintainers (doc/api/projects.md, `mirror`). Such plans stay on GitHub.
-NOT_ON_GITLAB = frozenset({"mirror"})
+# maintainers (doc/api/projects.md, `mirror`); and a repository that sends its changes to GitLab is
+# GitLab's mirror elsewhere. Such plans stay on GitHub.
+NOT_ON_GITLAB = frozenset({"mirror", "gitlab"})
 
 
 def draw_host(seed: int, index: int, kind: str, hosts: dict[str, float] | None) -> str:
@@ -261,4 +263,24 @@ def make_plans(n_repos: int, seed: int, hosts: dict[str, float] | None = None) -
                 host=draw_host(seed, i, kind, hosts),
             )
         )
-    return plans
+    return pair_mirrors(plans)
+
+
+# What a GitLab project's GitHub mirror can be: the planted repositories that say review happens on
+# GitLab (a maintainer's redirect on each PR, a mirror's description).
+MIRROR_PLANS = frozenset({("undecided", "gitlab")})
+# The projects a mirror is of, first: those with a verdict to link to, then the rest.
+_HOME_ORDER = ("ranked", "black_hole", "unrated")
+
+
+def pair_mirrors(plans: list[RepoPlan]) -> list[RepoPlan]:
+    """Each GitHub repository planted as a GitLab project's mirror (`MIRROR_PLANS`) made the mirror of
+    one of the world's own GitLab projects (SPEC section 13), one each, ranked ones first; a world
+    without GitLab projects keeps its mirrors pointing at hosts outside it."""
+    homes = sorted((p for p in plans if p.host != "github.com" and p.status in _HOME_ORDER),
+                   key=lambda p: (_HOME_ORDER.index(p.status), p.index))
+    mirrors = [p for p in plans if p.host == "github.com" and (p.status, p.kind) in MIRROR_PLANS]
+    out = list(plans)
+    for mirror, home in zip(mirrors, homes):
+        out[mirror.index] = replace(mirror, mirror_of=home.index)
+    return out

@@ -89,8 +89,8 @@ def generate_world(
             raise WorldError(f"hosts: {host}={share}: give a host name and its share of the world, above 0 and below 1")
     if sum((hosts or {}).values()) >= 1:
         raise WorldError("hosts: the shares of the world off GitHub must add up to less than 1")
-    plans = make_plans(repos, seed, hosts)
-    plans = plans[part_slice(part)]
+    every = make_plans(repos, seed, hosts)
+    plans = every[part_slice(part)]
     # Write beside the target, then swap, so an interrupted run never leaves half a world.
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".world-", dir=out.parent))
@@ -103,7 +103,8 @@ def generate_world(
         names: list[str] = []
         first_pr = True
         for plan in plans:
-            built = RepoBuilder(plan, seed, as_of, pool).build()
+            home = every[plan.mirror_of] if plan.mirror_of is not None else None
+            built = RepoBuilder(plan, seed, as_of, pool, home).build()
             nwo = built.rows["repositories"][0]["name_with_owner"]
             names.append(nwo)
             truth_repos[nwo] = built.truth_repo

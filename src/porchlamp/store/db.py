@@ -34,7 +34,7 @@ from porchlamp.models import (
 from porchlamp import forges, killpoints
 from porchlamp.columns import Columns
 from porchlamp.errors import PorchlampError
-from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, RESULT_TABLES, STORED_ONCE
+from porchlamp.store.schema import LATEST_VERSION, MIGRATIONS, RAW_TABLES, SNAPSHOT_TABLES, STORED_ONCE
 
 # DuckDB's memory for a scan or export that streams over a whole table (`Store.small_budget`).
 SMALL_BUDGET = "512MB"
@@ -92,6 +92,7 @@ ORDER_OF_TABLE: dict[str, str] = {
     "pr_results": "as_of, repo, number",
     "component_results": "as_of, repo, component",
     "profile_results": "as_of, repo, profile",
+    "mirror_links": "as_of, repo",
     "repositories": "name_with_owner",
     "accounts": "host, login",
     "community": "repo",
@@ -660,7 +661,7 @@ class Store:
         transaction); a verdict (a repository's or a PR's) no snapshot lists any more goes too.
         Returns the result rows."""
         deleted = 0
-        for table in (*RESULT_TABLES, "snapshots"):
+        for table in (*SNAPSHOT_TABLES, "snapshots"):
             listed = 0
             for d in dates:
                 row = self._one(f"DELETE FROM {STORED_ONCE[table][1] if table in STORED_ONCE else table} WHERE as_of = ?", [d])
@@ -679,7 +680,7 @@ class Store:
 
     @staticmethod
     def _result_table(table: str) -> None:
-        if table not in RESULT_TABLES:
+        if table not in SNAPSHOT_TABLES:
             raise StoreError(f"unknown result table {table!r}")
 
     def replace_profiles(self, as_of: date, data: dict[str, list[Any]]) -> None:

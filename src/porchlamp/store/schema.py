@@ -447,9 +447,28 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JOIN repo_verdicts v ON v.id = s.id;
         """,
     ),
+    Migration(
+        19,
+        "mirrors followed (SPEC 13): a repository that mirrors, or sends its PRs to, a project collected in the same "
+        "snapshot is linked to it (`mirror_links`, a snapshot's own rows: the link moves when either side is collected "
+        "or not), and each result says where (`results.review_at`)",
+        """
+        CREATE TABLE mirror_links (
+            as_of DATE,
+            repo VARCHAR,
+            home VARCHAR,
+            how VARCHAR
+        );
+        DROP VIEW results;
+        CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id), l.home AS review_at FROM snapshot_repos s
+            JOIN repo_verdicts v ON v.id = s.id LEFT JOIN mirror_links l ON l.as_of = s.as_of AND l.repo = v.repo;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")
+# Every table a snapshot writes rows of: its results, and the links between its projects.
+SNAPSHOT_TABLES: tuple[str, ...] = (*RESULT_TABLES, "mirror_links")
 
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -33,7 +33,8 @@
     return (h / 24).toFixed(1) + " days";
   }
   function fmtDelta(d) { return d === null || d === undefined ? "–" : (d > 0 ? "+" + d : String(d)); }
-  function options(id) { return Array.prototype.map.call($(id).options, function (o) { return o.value; }); }
+  // A menu's values; the forge menu is there only when ranked projects live on two forges or more.
+  function options(id) { return $(id) ? Array.prototype.map.call($(id).options, function (o) { return o.value; }) : [""]; }
   function val(row, key) { return row[col[key]]; }
   // The same path segment as the publisher's slug(): letters, digits, _ and - stay, so do dots
   // after the first byte; any other UTF-8 byte becomes ~xx.
@@ -70,11 +71,12 @@
     var h = new URLSearchParams(window.location.hash.slice(1));
     var named = window.location.hash.length > 1;  // else the address names the view as served
     var s = { profile: h.get("goal") || h.get("profile") || "", eco: h.get("ecosystem") || "", lang: h.get("language") || "",
-              q: h.get("q") || "", key: h.get("sort") || "rank", dir: h.get("dir") === "desc" ? -1 : 1,
+              forge: h.get("forge") || "", q: h.get("q") || "", key: h.get("sort") || "rank", dir: h.get("dir") === "desc" ? -1 : 1,
               page: parseInt(h.get("page") || (named ? "1" : served.page), 10) };
     if (options("profile").indexOf(s.profile) === -1) { s.profile = served.profile; }
     if (options("ecosystem").indexOf(s.eco) === -1) { s.eco = h.has("ecosystem") ? "" : served.eco; }
     if (options("language").indexOf(s.lang) === -1) { s.lang = ""; }
+    if (options("forge").indexOf(s.forge) === -1) { s.forge = ""; }
     if (KEYS.indexOf(s.key) === -1) { s.key = "rank"; s.dir = 1; }
     if (!(s.page >= 1)) { s.page = 1; }
     s.q = s.q.slice(0, 100);
@@ -85,6 +87,7 @@
     p.set("goal", state.profile);
     if (state.eco) { p.set("ecosystem", state.eco); }
     if (state.lang) { p.set("language", state.lang); }
+    if (state.forge) { p.set("forge", state.forge); }
     if (state.q) { p.set("q", state.q); }
     if (state.key !== "rank" || state.dir !== 1) { p.set("sort", state.key); p.set("dir", state.dir > 0 ? "asc" : "desc"); }
     if (state.page > 1) { p.set("page", String(state.page)); }
@@ -99,6 +102,7 @@
     $("profile").value = state.profile;
     $("ecosystem").value = state.eco;
     $("language").value = state.lang;
+    if ($("forge")) { $("forge").value = state.forge; }
     if ($("search").value !== state.q) { $("search").value = state.q; }
   }
 
@@ -116,7 +120,10 @@
   function complete(g) { return g.next > manifest.parts; }
   // A view in rank order from the top needs only the rows down to its page; any other needs them all.
   function prefix() { return !state.q && state.key === "rank" && state.dir === 1; }
-  function matches(r) { return (!state.eco || r[col.ecosystem] === state.eco) && (!state.lang || r[col.language] === state.lang); }
+  function matches(r) {
+    return (!state.eco || r[col.ecosystem] === state.eco) && (!state.lang || r[col.language] === state.lang) &&
+      (!state.forge || r[col.forge] === state.forge);
+  }
   // In rank order: how many of the view's rows down to its page there are.
   function wantedRows() { var c = counted(); return Math.min(Math.min(state.page, pagesOf(c)) * PAGE, c); }
   function enough(g) {
@@ -126,11 +133,13 @@
     for (var i = 0; i < g.rows.length && n < want; i++) { if (matches(g.rows[i])) { n++; } }
     return n >= want;
   }
-  // How many ranked projects the view's ecosystem and language hold, from the manifest's counts.
+  // How many ranked projects the view's ecosystem, language and forge hold, from the manifest's counts.
   function counted() {
     var n = 0;
     manifest.counts.rows.forEach(function (c) {
-      if ((!state.eco || c[0] === state.eco) && (!state.lang || c[1] === state.lang)) { n += c[2]; }
+      if ((!state.eco || c[0] === state.eco) && (!state.lang || c[1] === state.lang) && (!state.forge || c[3] === state.forge)) {
+        n += c[2];
+      }
     });
     return n;
   }
@@ -260,8 +269,10 @@
     table.classList.toggle("no-delta", state.profile === "default");
     var labels = {};
     Array.prototype.forEach.call($("profile").options, function (o) { labels[o.value] = o.textContent; });
+    var forge = state.forge ? $("forge").options[$("forge").selectedIndex].textContent : "";
     table.caption.textContent = labels[state.profile] + " ranking" + (state.eco ? ", " + state.eco + " projects" : "") +
-      (state.lang ? ", " + state.lang : "") + ": " + total + " projects" + (pages > 1 ? ", page " + state.page + " of " + pages : "");
+      (state.lang ? ", " + state.lang : "") + (forge ? ", on " + forge : "") + ": " + total + " project" + (total === 1 ? "" : "s") +
+      (pages > 1 ? ", page " + state.page + " of " + pages : "");
     table.setAttribute("data-profile", state.profile);
     $("count").textContent = total + " ranked project" + (total === 1 ? "" : "s") + (state.q ? " match “" + state.q + "”" : "") +
       (pages > 1 ? "; page " + state.page + " of " + pages : "");
@@ -313,6 +324,13 @@
       words.className = "status";
       words.textContent = " — " + r[allCol.words] + (r[allCol.counts] ? " (" + r[allCol.counts] + ")" : "");
       li.appendChild(words);
+      if (r[allCol.review_at]) {  // a mirror: its project, judged in the same snapshot
+        var home = document.createElement("span");
+        home.className = "status";
+        home.appendChild(document.createTextNode("; review happens at "));
+        home.appendChild(link(r[allCol.review_at]));
+        li.appendChild(home);
+      }
       list.appendChild(li);
     });
     if (found.length > 50) {
@@ -334,6 +352,9 @@
     $("profile").addEventListener("change", function (e) { state.profile = e.target.value; state.page = 1; remember(true); show(); });
     $("ecosystem").addEventListener("change", function (e) { state.eco = e.target.value; state.page = 1; remember(true); show(); });
     $("language").addEventListener("change", function (e) { state.lang = e.target.value; state.page = 1; remember(true); show(); });
+    if ($("forge")) {
+      $("forge").addEventListener("change", function (e) { state.forge = e.target.value; state.page = 1; remember(true); show(); });
+    }
     $("search").addEventListener("input", function (e) { state.q = e.target.value.slice(0, 100); state.page = 1; remember(false); show(); });
     form.addEventListener("submit", function (e) { e.preventDefault(); });
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
@@ -357,7 +378,7 @@
     window.addEventListener("hashchange", follow);
     window.addEventListener("pageshow", function (e) {
       if (e.persisted || $("profile").value !== state.profile || $("ecosystem").value !== state.eco ||
-          $("language").value !== state.lang) { follow(); }
+          $("language").value !== state.lang || ($("forge") && $("forge").value !== state.forge)) { follow(); }
     });
   }
   function follow() { state = fromAddress(); showControls(); show(); }
