@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from porchlamp import forges
 from porchlamp.config import load_settings
 from porchlamp.errors import PorchlampError
 from porchlamp.sample.plan import MIN_REPOS
@@ -462,7 +463,6 @@ def _run_inputs(as_of: str | None, repos_file: Path, settings: Any) -> tuple[dat
     and the repository list; a UserError naming what to fix otherwise."""
     from datetime import datetime, timezone
 
-    from porchlamp import forges
     from porchlamp.collect import read_repos_file
 
     today = datetime.now(timezone.utc).date()
@@ -508,28 +508,53 @@ def _dependents_api(given: str | None, api: str) -> str | None:
 def discover(
     min_stars: int = typer.Option(1000, "--min-stars", min=0, help="Only repositories with at least this many stars."),
     limit: int = typer.Option(11000, "--limit", min=1, help="How many repositories to list, most-starred first."),
-    out_file: Path = typer.Option(..., "--out", help="Repos file to write (one owner/name a line), for `collect --repos-file`."),
-    api: str = typer.Option("https://api.github.com/graphql", "--api", help="GraphQL endpoint."),
+    out_file: Path = typer.Option(..., "--out", help="Repos file to write (one project a line), for `collect --repos-file`."),
+    host: str = typer.Option(forges.GITHUB_HOST, "--host", help="The forge host to search: github.com, or a GitLab host such as "
+                             "gitlab.com or one under [hosts] in the config."),
+    api: Optional[str] = typer.Option(None, "--api", help="The host's API: GitHub's GraphQL endpoint, or a GitLab instance's "
+                                      "REST base (…/api/v4). Default: the host's own."),
+    config: Optional[Path] = typer.Option(None, "--config", help="porchlamp.toml (for hosts under [hosts])."),
 ) -> None:
-    """Build a candidate list from GitHub search, slicing star ranges past search's 1,000-result cap."""
+    """Build a candidate list of a forge's most-starred projects. On GitHub, from search, slicing star
+    ranges past its 1,000-result cap (token: GITHUB_TOKEN); on GitLab, from the instance's list of
+    public projects by stars (token: PORCHLAMP_TOKEN_<HOST>, or GITLAB_TOKEN for gitlab.com)."""
     from porchlamp.collect import CollectError, GraphQLClient, find_token
     from porchlamp.collect.github.discover import discover as run_discover
 
     with _errors():
-        token = find_token()
-        if not token:
-            raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login`")
-        client = GraphQLClient(api, token, wait_scale=_wait_scale())
+        host = host.strip().lower()
+        known = forges.hosts(load_settings(config).hosts)
+        if host not in known:
+            raise UserError(f"--host {host}: not a known forge host; add [hosts.\"{host}\"] with its forge to porchlamp.toml")
+        forge = known[host].forge
+        if forge == "gitlab":
+            from porchlamp.collect.gitlab.client import GitLabClient
+            from porchlamp.collect.gitlab.client import find_token as gitlab_token
+            from porchlamp.collect.gitlab.discover import discover as discover_gitlab
+
+            token = gitlab_token(host)
+            if not token:
+                extra = "GITLAB_TOKEN or " if host == "gitlab.com" else ""
+                raise UserError(f"no token for {host}: set {extra}PORCHLAMP_TOKEN_{''.join(c if c.isalnum() else '_' for c in host).upper()}")
+            client: Any = GitLabClient(api or forges.default_api(host, forge), token, host, wait_scale=_wait_scale())
+            search: Any = discover_gitlab
+        elif forge == "github":
+            token = find_token()
+            if not token:
+                raise UserError("no GitHub token: set GITHUB_TOKEN or log in with `gh auth login`")
+            client, search = GraphQLClient(api or "https://api.github.com/graphql", token, wait_scale=_wait_scale()), run_discover
+        else:
+            raise UserError(f"--host {host} runs {forges.FORGE_NAMES[forge]}, which Porchlamp does not discover yet")
         try:
-            with progress_bar("searching", limit) as advance:
-                found = run_discover(client, min_stars, limit, advance)
+            with progress_bar(f"searching {host}", limit) as advance:
+                found = search(client, min_stars, limit, advance)
         except CollectError as err:
-            raise UserError(f"discovery stopped: {err}") from None
+            raise UserError(f"discovery on {host} stopped: {err}") from None
         finally:
             client.close()
         out_file.write_text("".join(f"{name}\n" for name, _ in found), encoding="utf-8")
-        console.print(f"wrote {len(found):,} repositories with at least {min_stars:,} stars to {out_file} "
-                      f"({client.stats.points} points in {client.stats.requests} requests)")
+        console.print(f"wrote {len(found):,} projects of {host} with at least {min_stars:,} stars to {out_file} "
+                      f"({client.stats.requests} requests)")
 
 
 def _wait_scale() -> float:
@@ -606,7 +631,6 @@ def check(
     """
     from datetime import datetime, timezone
 
-    from porchlamp import forges
     from porchlamp.check import CheckError, check_repo
     from porchlamp.collect import CollectError
     from porchlamp.collect.repos_file import parse_repo

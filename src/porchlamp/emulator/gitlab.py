@@ -37,6 +37,9 @@ from porchlamp.sample.associations import ACCESS_LEVELS
 API = "/api/v4"
 MAX_PER_PAGE, DEFAULT_PER_PAGE = 100, 20  # doc/api/rest/_index.md, "Pagination"
 TOTAL_CAP = 10_000  # past this many items GitLab leaves out x-total, x-total-pages and rel="last"
+# Offset pagination of the project list ends at 50,000 projects; past it only keyset pagination,
+# ordered by id, goes on (doc/api/projects.md, "Pagination limits"; doc/api/rest/_index.md).
+PROJECTS_OFFSET_CAP = 50_000
 GHOST = {"id": 1, "username": "ghost", "name": "Ghost User", "state": "active", "locked": False,
          "avatar_url": None, "web_url": ""}  # who deleted users' records move to (doc/user/profile/account/delete_account.md)
 VERSION = {"version": "17.5.0", "revision": "porchlamp-emulator"}
@@ -114,6 +117,12 @@ PARAMS: dict[str, dict[str, Any]] = {
                "sort": ("asc", "desc")},
     "labels": {**PAGED, "with_counts": "bool", "include_ancestor_groups": "bool", "search": "str"},
     "version": {},
+    "projects": {**PAGED, "order_by": ("id", "name", "path", "created_at", "updated_at", "last_activity_at", "similarity",
+                                       "star_count", "storage_size", "repository_size", "wiki_size", "packages_size"),
+                 "sort": ("asc", "desc"), "visibility": ("public", "internal", "private"), "archived": "bool", "simple": "bool",
+                 "search": "str", "min_access_level": "int", "membership": "bool", "starred": "bool", "topic": "str",
+                 "last_activity_after": "time", "last_activity_before": "time", "pagination": ("keyset", "offset"),
+                 "id_after": "int", "id_before": "int"},
 }
 
 
@@ -427,6 +436,8 @@ class GitLabEmulator(Served):
             _check("user", query)
             a = w.user_by_id.get(int(um.group(1)))
             return (200, w.user_json(a), {}) if a else (404, {"message": "404 User Not Found"}, {})
+        if path == "/projects":
+            return self._projects(_check("projects", query))
         m = re.fullmatch(r"/projects/([^/]+)(/.*)?", path)
         if not m:
             return 404, {"error": "404 Not Found"}, {}
@@ -505,6 +516,29 @@ class GitLabEmulator(Served):
             return self.page([{"id": number(f"label:{n}"), "name": n, "color": "#428BCA", "text_color": "#FFFFFF",
                                "description": None, "priority": None, "is_project_label": True} for n in names], q)
         return 404, {"error": "404 Not Found"}, {}
+
+    def _projects(self, q: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
+        """The instance's projects a stranger may see (all public here), ordered as asked; ties by
+        id, as GitLab breaks them (`ProjectsFinder`). Past the offset cap, 405 as GitLab answers."""
+        per = min(MAX_PER_PAGE, max(1, int(q.get("per_page") or DEFAULT_PER_PAGE)))
+        if q.get("pagination") != "keyset" and max(1, int(q.get("page") or 1)) * per > PROJECTS_OFFSET_CAP:
+            return 405, {"error": f"Offset pagination has a maximum allowed offset of {PROJECTS_OFFSET_CAP} for requests that "
+                                  "return objects of type Project. Remaining records can be retrieved using keyset pagination."}, {}
+        w = self.world
+        order = q.get("order_by", "created_at")
+        rows = [e for e in w.projects.values() if q.get("archived") is None or bool(e.row.get("is_archived")) == q["archived"]]
+        key = {"star_count": lambda e: e.row.get("stars") or 0, "id": lambda e: e.row["_gitlab_id"],
+               "name": lambda e: forges.path_of(e.row["name_with_owner"]).rsplit("/", 1)[-1].lower(),
+               "path": lambda e: forges.path_of(e.row["name_with_owner"]).rsplit("/", 1)[-1].lower()}.get(
+                   order, lambda e: e.row.get("created_at") or "")
+        rows.sort(key=lambda e: (key(e), e.row["_gitlab_id"]), reverse=q.get("sort", "desc") == "desc")
+        simple = ("id", "description", "name", "name_with_namespace", "path", "path_with_namespace", "created_at",
+                  "default_branch", "tag_list", "topics", "ssh_url_to_repo", "http_url_to_repo", "web_url", "readme_url",
+                  "forks_count", "avatar_url", "star_count", "last_activity_at", "namespace")
+        def render(e: RepoEntry) -> dict[str, Any]:
+            full = w.project_json(e, False)
+            return {k: full[k] for k in simple} if q.get("simple") else full
+        return self.page(rows, q, render)
 
     def _merge_requests(self, e: RepoEntry, q: dict[str, Any]) -> tuple[list[Any], int]:
         """The merge requests a list asks for, filtered and ordered on the world's rows, and rendered
