@@ -58,7 +58,9 @@ def test_a_real_response_maps_to_the_expected_rows(entry: dict) -> None:  # type
 def test_the_set_covers_what_the_method_reads() -> None:
     kinds = {e["kind"] for e in DATA}
     assert {"merge_request", "notes", "state_events", "label_events", "members", "user"} <= kinds
-    assert len(DATA) >= 14
+    assert len(DATA) >= 20
+    assert any(e["kind"] == "user" and "bot" in e["response"] for e in DATA)  # the flag the bot rule reads
+    assert any(e["kind"] == "notes" and any(n.get("system") for n in e["response"]) for e in DATA)
 
 
 @pytest.mark.parametrize(("body", "kind", "state"), [
