@@ -103,12 +103,13 @@ class Project:
             f"{forges.change_words(self.forge)[0]}"
 
     def home_verdict(self, days: int) -> str:
-        """What became of outside changes at the project its review happens on: "Ranked: responsive;
-        it answered 61 of 68 outside merge requests within 14 days"."""
+        """What became of outside changes at the project its review happens on: "ranked; it answered
+        61 of 68 outside merge requests within 14 days"."""
         h = self.home
         if h is None:
             return ""
         said = status_words(h["status"], h["kind"])
+        said = said[:1].lower() + said[1:]  # it follows a dash in the page's sentence
         n = h["outside_prs"] or 0
         if not n or h["status"] == "undecided":
             return said
