@@ -102,6 +102,7 @@ def test_downloads(published: tuple[Path, dict[str, Any]]) -> None:
     with open(v1 / "snapshot.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 300 and sum(1 for r in rows if r["status"] == "ranked") == report["funnel"]["ranked"]
+    assert {r["forge"] for r in rows} == {"github"} and not any(r["review_at"] for r in rows)
     assert pq.read_table(v1 / "snapshot.parquet").num_rows == 300
     assert pq.read_table(v1 / "prs.parquet").num_rows > 10_000
 

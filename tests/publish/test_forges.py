@@ -2,6 +2,7 @@
 snapshot's GitLab projects links to that project's page and verdict, the project's page names its
 mirror, and the record, the report and the search carry the link; the rankings filter by forge."""
 
+import csv
 import json
 import re
 from pathlib import Path
@@ -67,6 +68,11 @@ def test_a_mirror_links_to_its_projects_page_and_verdict_and_back(mixed: tuple[P
         assert [(str(_target(site, project_files(home).page, h)), t) for h, t in _anchors(back, "mirrors")] == \
             [(str(site / page), mirror)]
         assert record["mirrors"] == [mirror] and json.loads((site / project_files(mirror).record).read_text())["review_at"] == home
+    # The dataset's table says the same: each project's forge, and where a mirror's review happens.
+    with open(site / "data" / "v1" / "snapshot.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["repo"]: r["review_at"] for r in rows if r["review_at"]} == links
+    assert all(r["forge"] == ("gitlab" if r["repo"].startswith("gitlab.com/") else "github") for r in rows)
     # Nothing else points anywhere.
     pages = list((site / "projects").rglob("*.html"))
     assert sum('<p class="home">' in p.read_text() for p in pages) == len(links)

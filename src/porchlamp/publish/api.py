@@ -343,7 +343,10 @@ def _tables(v1: Path, site: SiteData) -> None:
                        + [(c, counts) for c in ("stars", "outside_prs", "answered", "closed_silently", "unanswered")]
                        + [("tier", text), ("score", whole), ("coverage", whole)]
                        + [(f"rank_{p}", counts) for p in profiles] + [(f"delta_{p}", counts) for p in profiles]
-                       + [("median_hours", whole), ("p90_hours", whole)])
+                       + [("median_hours", whole), ("p90_hours", whole)]
+                       # Added last (columns are only ever added): its forge, and for a mirror the project
+                       # of this snapshot where its review happens.
+                       + [("forge", text), ("review_at", text)])
 
     def row(p: Project) -> list[Any]:
         d = p.profiles.get("default", {})
@@ -352,7 +355,7 @@ def _tables(v1: Path, site: SiteData) -> None:
                  p.row["outside_prs"], p.row["answered"], p.row["closed_silently"], p.row["unanswered"],
                  d.get("tier") if ranked else None, d.get("score") if ranked else None, d.get("coverage")]
                 + [p.profiles.get(x, {}).get("rank") for x in profiles] + [p.profiles.get(x, {}).get("delta") for x in profiles]
-                + [p.row["median_hours"], p.row["p90_hours"]])
+                + [p.row["median_hours"], p.row["p90_hours"], p.forge, p.home["repo"] if p.home else None])
 
     # A batch of the listing at a time, to both files: neither table is ever held whole.
     projects = iter(site.projects)
