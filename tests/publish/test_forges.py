@@ -65,6 +65,9 @@ def test_a_mirror_links_to_its_projects_page_and_verdict_and_back(mixed: tuple[P
         assert (f"it answered {counts['answered']} of {counts['outside_prs']} outside merge request"
                 f"{'' if counts['outside_prs'] == 1 else 's'} within 14 days") in html
         back = (site / project_files(home).page).read_text()
+        # A GitLab project's page speaks of merge requests, its GitHub mirror's of pull requests.
+        assert re.search(r"<caption>\d+ outside MRs in the window</caption>", back)
+        assert re.search(r"<caption>\d+ outside PRs in the window</caption>", html)
         assert [(str(_target(site, project_files(home).page, h)), t) for h, t in _anchors(back, "mirrors")] == \
             [(str(site / page), mirror)]
         assert record["mirrors"] == [mirror] and json.loads((site / project_files(mirror).record).read_text())["review_at"] == home

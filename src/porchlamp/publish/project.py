@@ -91,6 +91,11 @@ class Project:
         return forges.issue_url(self.repo, number, self.forge)
 
     @property
+    def pr_word(self) -> str:
+        """What its forge calls a change, short: "MR" on GitLab, "PR" elsewhere."""
+        return forges.change_words(self.forge)[1]
+
+    @property
     def change_mark(self) -> str:
         return forges.change_mark(self.forge)
 
