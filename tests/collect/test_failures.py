@@ -120,3 +120,45 @@ def test_dependents_lookups_honour_429_and_share_one_client(world300: Path) -> N
     with pytest.raises(NetworkError):
         GraphQLClient("http://127.0.0.1:9/graphql", "t", wait_scale=0.0,
                       rest_transport=httpx.MockTransport(lambda r: httpx.Response(503))).get_json("https://x.invalid/a", {})
+
+
+def test_a_repository_a_passing_fault_stopped_is_taken_through_once_more_in_the_same_run(world300: Path, tmp_path: Path) -> None:
+    """A request given up after every retry stops its repository; once the other repositories are
+    through, it goes through the stages again from where it stopped: a fault that passed in the
+    meantime loses nothing, and the rows are a clean run's."""
+    from dataclasses import replace
+
+    from porchlamp.emulator.faults import Faults
+
+    names = (world300 / "repos.txt").read_text().split()[:30]
+    broken = names[11]
+    index = WorldIndex(world300)
+    heard: list[str] = []
+    with Emulator(index, faults=Faults.parse(f"pin={broken}")) as emu:
+        def notice(text: str) -> None:
+            heard.append(text)
+            if "trying once more" in text:  # the fault passes before the second pass
+                emu.faults = replace(emu.faults, pinned=frozenset())
+        client = GraphQLClient(emu.url, "t0k3n", wait_scale=0.001, seed=1)
+        try:
+            with Store(tmp_path / "s.duckdb") as store:
+                summary = Collector(store, client, CollectOptions(as_of=AS_OF, dependents_api=emu.base_url),
+                                    notice=notice).run(names)
+                assert store.collection_errors() == []
+        finally:
+            client.close()
+    assert summary.done == 30 and summary.failures == [] and summary.second_pass == 1
+    assert heard.count("1 repository stopped by a request that kept failing: trying once more") == 1
+    collect_world(world300, tmp_path / "clean.duckdb", repos=names)
+    assert store_records(tmp_path / "s.duckdb") == store_records(tmp_path / "clean.duckdb")
+
+
+def test_a_connection_cut_mid_answer_is_that_requests_failure_not_the_networks() -> None:
+    from porchlamp.collect.http import unreachable
+
+    request = httpx.Request("GET", "http://127.0.0.1/")
+    assert unreachable(httpx.ConnectError("refused", request=request))
+    assert unreachable(httpx.ReadTimeout("no answer", request=request))
+    assert not unreachable(httpx.RemoteProtocolError("peer closed connection without sending complete message body",
+                                                     request=request))
+    assert not unreachable(httpx.ReadError("reset", request=request)) and not unreachable(None)

@@ -37,6 +37,10 @@ def adapters_of(clients: GraphQLClient | Mapping[str, Any]) -> dict[str, Adapter
     return out
 
 
+# Passes through the stages a repository stopped by a failing request gets besides the first.
+AGAIN = 1
+
+
 class Collector:
     """`Collector(store, clients, options).run(repos)`: `clients` is GitHub's GraphQL client, or the
     clients (or adapters) of each host the repositories live on."""
@@ -69,10 +73,23 @@ class Collector:
         if last and date.fromisoformat(last) < opt.as_of:
             summary.incremental = True
             changed.run(run, repos)
-        alive = meta.run(run, repos)
-        for stage in (pulls.run, timelines.run, accounts.run, authors.run, ci.run, issues.run):
-            stage(run, run.alive(alive))
-        dependents.run(run, run.alive(alive), self._lookup())
+        todo, alive = repos, []
+        for attempt in range(1 + AGAIN):
+            live = meta.run(run, todo)
+            seen = set(alive)
+            alive += [r for r in live if r not in seen]
+            for stage in (pulls.run, timelines.run, accounts.run, authors.run, ci.run, issues.run):
+                stage(run, run.alive(live))
+            dependents.run(run, run.alive(live), self._lookup())
+            # A request given up after every retry was most often a passing fault (a 5xx, a cut
+            # answer): the repositories it stopped go once more through the stages, from where they stopped.
+            todo = list(run.errors)
+            if not todo or attempt == AGAIN:
+                break
+            run.notice(f"{len(todo):,} {'repository' if len(todo) == 1 else 'repositories'} stopped by a request that kept "
+                       "failing: trying once more")
+            run.forgive(todo)
+            summary.second_pass += len(todo)
         self._close_errors(earlier, alive)
         self._tally(repos, alive, t0)
         # Text is read once, when stored: what evaluation reads of each new or edited comment.

@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import httpx
+
 USER_AGENT = "porchlamp/0.1 (which open-source projects answer a stranger's pull request; https://github.com/porchlamp/porchlamp)"
 
 
@@ -20,6 +22,13 @@ class ClientStats:
     points_by_query: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
     waited_seconds: float = 0.0
     timeouts: int = 0  # requests given up as too heavy (then split or shrunk by the collector)
+
+
+def unreachable(err: BaseException | None) -> bool:
+    """Whether a failed request found no server to answer it (no connection made, or no answer in
+    time): the network or the server is down, and the run stops. A connection cut mid-answer
+    reached a server that answered, and is that request's failure alone."""
+    return isinstance(err, (httpx.ConnectError, httpx.TimeoutException))
 
 
 class Waits:

@@ -59,6 +59,7 @@ class CollectSummary:
     points_saved: int | None = None
     splits: int = 0  # requests split or shrunk after timing out
     dependents_missing: int = 0  # repositories whose dependents could not be looked up this run
+    second_pass: int = 0  # repositories a request that kept failing stopped, taken through the stages once more
     notices: list[str] = field(default_factory=list)
     unchanged: int = 0  # refresh: repositories confirmed from the listing alone, nothing else fetched
     changed: dict[str, int] = field(default_factory=dict)  # refresh: repositories by what changed (pushed, prs, issues, metadata)
@@ -209,6 +210,14 @@ class Run:
         if rows:
             with self.store.transaction():
                 self.store.set_states(rows)
+
+    def forgive(self, repos: Iterable[str]) -> None:
+        """Forget this run's failures of `repos`, to try them again: their stages' own states say
+        where each stopped."""
+        again = [r for r in repos if self.errors.pop(r, None) is not None]
+        if again:
+            with self.store.transaction():
+                self.store.delete_states(again, "error")
 
     def todo(self, stage: str, repos: Iterable[str]) -> list[str]:
         """The repositories whose `stage` is not done (or failed for good) for this run's as_of."""

@@ -21,7 +21,7 @@ import httpx
 from porchlamp import killpoints
 from porchlamp.collect.errors import AuthError, CollectError, NetworkError, QueryError, QueryTimeout, RequestFailed, redact
 from porchlamp.collect.github.ratelimit import decide, pace
-from porchlamp.collect.http import USER_AGENT, ClientStats, Waits
+from porchlamp.collect.http import USER_AGENT, ClientStats, Waits, unreachable
 
 DEFAULT_API = "https://api.github.com/graphql"
 DEFAULT_DEPENDENTS_API = "https://packages.ecosyste.ms"
@@ -92,7 +92,7 @@ class GraphQLClient(Waits):
         while True:
             attempt += 1
             status, headers, body, size = None, {}, None, 0
-            last_error = ""
+            last_error, failed = "", None
             try:
                 resp = self._http.post(self.api, json={"query": doc, "variables": variables, "operationName": None})
                 status, headers = resp.status_code, dict(resp.headers)
@@ -102,7 +102,7 @@ class GraphQLClient(Waits):
                 except (ValueError, json.JSONDecodeError):
                     body = None
             except httpx.HTTPError as err:
-                last_error = redact(f"{type(err).__name__}: {err}", self._token)
+                last_error, failed = redact(f"{type(err).__name__}: {err}", self._token), err
             with self._lock:
                 self.stats.requests += 1
                 self.stats.bytes_received += size
@@ -133,7 +133,7 @@ class GraphQLClient(Waits):
                 if reason.startswith("insufficient scopes"):
                     raise AuthError(f"GitHub refused query {name}: the token lacks a scope it needs ({reason}). Give it read "
                                     "access to public repositories and run again; nothing collected so far is lost") from None
-                if status is None:
+                if status is None and unreachable(failed):
                     raise NetworkError(f"cannot reach {self.api}: {last_error} ({reason}); check the network and run again "
                                        "to resume") from None
                 if "rejected the query" in reason:

@@ -23,7 +23,7 @@ import httpx
 from porchlamp import killpoints
 from porchlamp.collect.errors import AuthError, NetworkError, RequestFailed, redact
 from porchlamp.collect.gitlab.ratelimit import budget, decide
-from porchlamp.collect.http import USER_AGENT, ClientStats, Waits
+from porchlamp.collect.http import USER_AGENT, ClientStats, Waits, unreachable
 from porchlamp.collect.retries import MAX_ATTEMPTS, Decision, backoff
 
 PER_PAGE = 100  # GitLab's most items a page (doc/api/rest/_index.md, "Pagination")
@@ -129,7 +129,7 @@ class GitLabClient(Waits):
             attempt += 1
             self._pace(path)
             status, headers, body, size, error = None, {}, None, 0, ""
-            malformed = False
+            malformed, failed = False, None
             try:
                 resp = self._http.get(url, params=params)
                 status, headers, size = resp.status_code, dict(resp.headers), len(resp.content)
@@ -141,7 +141,7 @@ class GitLabClient(Waits):
                     except ValueError:
                         body, malformed = resp.text, status == 200
             except httpx.HTTPError as err:
-                error = redact(f"{type(err).__name__}: {err}", self._token)
+                error, failed = redact(f"{type(err).__name__}: {err}", self._token), err
             with self._lock:
                 self.stats.requests += 1
                 self.stats.points += 1
@@ -163,7 +163,7 @@ class GitLabClient(Waits):
                     raise AuthError(f"{self.host} refused the token ({reason}): check its token; nothing collected so far is lost")
                 if status == 403:
                     raise AuthError(f"{self.host} refused access to {path} ({reason})")
-                if status is None and "connection" in reason:
+                if status is None and unreachable(failed):
                     raise NetworkError(f"cannot reach {self.api}: {error} ({reason}); check the network and run again to resume")
                 raise RequestFailed(f"GET {path} on {self.host}: {reason}{f' ({error})' if error else ''}")
             with self._lock:
