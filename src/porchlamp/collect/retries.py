@@ -29,6 +29,13 @@ def header(headers: Mapping[str, str], name: str) -> str | None:
     return None
 
 
+def retry_or_fail(attempt: int, wait: float, reason: str, timeout: bool = False) -> Decision:
+    """Retry after `wait` seconds, unless attempt number `attempt` was the last one allowed."""
+    if attempt >= MAX_ATTEMPTS:
+        return Decision("fail", 0.0, f"{reason}; gave up after {attempt} attempts", timeout)
+    return Decision("retry", wait, reason, timeout)
+
+
 def backoff(attempt: int, jitter: float) -> float:
     """Exponential backoff with jitter in [0.5, 1.5): attempt 1 waits about 1 s, 2 about 2 s, ..."""
     return min(MAX_BACKOFF, BASE_BACKOFF * 2 ** (attempt - 1)) * (0.5 + jitter)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import socket
 import threading
 import time
 from collections import Counter
@@ -31,7 +30,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 from porchlamp import forges
 from porchlamp.emulator.faults import Faults
 from porchlamp.emulator.index import RepoEntry, WorldIndex
-from porchlamp.emulator.server import Served, _Server
+from porchlamp.emulator.server import Served, _Server, write_answer
 from porchlamp.sample.associations import ACCESS_LEVELS
 
 API = "/api/v4"
@@ -598,23 +597,7 @@ def _handler(emu: GitLabEmulator) -> type[BaseHTTPRequestHandler]:
                     emu.stats.by_endpoint[endpoint] += 1
                 if fault:
                     emu.stats.by_fault[fault] += 1
-            headers = dict(headers)
-            self.send_response(status)
-            self.send_header("Content-Type", headers.pop("content-type", "application/json"))
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.end_headers()
-            if fault == "reset":
-                self.wfile.write(body[: max(1, len(body) // 3)])
-                self.wfile.flush()
-                # Cut the connection for good: the handler's own files keep the socket open past close().
-                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-                self.connection.shutdown(socket.SHUT_RDWR)
-                self.connection.close()
-                self.close_connection = True
-                return
-            self.wfile.write(body)
+            write_answer(self, status, body, headers, fault, "application/json")
 
         def _json(self, status: int, data: Any, headers: dict[str, str] | None = None, fault: str | None = None,
                   endpoint: str = "") -> None:

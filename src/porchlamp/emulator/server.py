@@ -453,6 +453,28 @@ def _github_validation_error(e: GraphQLError) -> dict[str, Any]:
     return out
 
 
+def write_answer(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str], fault: str | None,
+                 content_type: str) -> None:
+    """Send an answer; with the fault `reset`, a third of its body and then the connection cut for
+    good (SO_LINGER 0: the handler's own files keep the socket open past close())."""
+    headers = dict(headers)
+    handler.send_response(status)
+    handler.send_header("Content-Type", headers.pop("content-type", content_type))
+    handler.send_header("Content-Length", str(len(body)))
+    for k, v in headers.items():
+        handler.send_header(k, v)
+    handler.end_headers()
+    if fault == "reset":
+        handler.wfile.write(body[: max(1, len(body) // 3)])
+        handler.wfile.flush()
+        handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        handler.connection.shutdown(socket.SHUT_RDWR)
+        handler.connection.close()
+        handler.close_connection = True
+        return
+    handler.wfile.write(body)
+
+
 def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -469,21 +491,7 @@ def _handler(emu: Emulator) -> type[BaseHTTPRequestHandler]:
                 if fault:
                     emu.stats.by_fault[fault] += 1
                 emu.stats.bytes_sent += len(body)
-            headers = dict(headers or {})
-            self.send_response(status)
-            self.send_header("Content-Type", headers.pop("content-type", "application/json; charset=utf-8"))
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.end_headers()
-            if fault == "reset":
-                self.wfile.write(body[: max(1, len(body) // 3)])
-                self.wfile.flush()
-                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
-                self.connection.close()
-                self.close_connection = True
-                return
-            self.wfile.write(body)
+            write_answer(self, status, body, headers or {}, fault, "application/json; charset=utf-8")
 
         def _json(self, status: int, data: Any, headers: dict[str, str] | None = None, fault: str | None = None) -> None:
             if isinstance(data, bytes):  # a gateway's page, not JSON

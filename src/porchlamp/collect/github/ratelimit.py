@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from porchlamp.collect.retries import MAX_ATTEMPTS, Decision, backoff, pace
+from porchlamp.collect.retries import MAX_ATTEMPTS, Decision, backoff, pace, retry_or_fail
 from porchlamp.collect.retries import header as _header
 
 SECONDARY_MIN_WAIT = 60.0
@@ -44,9 +44,7 @@ def decide(status: int | None, headers: Mapping[str, str], body: Any, attempt: i
     timeout = _is_timeout(status, body)
 
     def retry(wait: float, reason: str) -> Decision:
-        if attempt >= MAX_ATTEMPTS:
-            return Decision("fail", 0.0, f"{reason}; gave up after {attempt} attempts", timeout)
-        return Decision("retry", wait, reason, timeout)
+        return retry_or_fail(attempt, wait, reason, timeout)
 
     if status is None:
         return retry(backoff(attempt, jitter), "connection failed")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 
-from porchlamp.collect.retries import MAX_ATTEMPTS, Decision, backoff, header
+from porchlamp.collect.retries import MAX_ATTEMPTS, Decision, backoff, header, retry_or_fail
 
 MIN_LIMIT_WAIT = 1.0  # a 429 with no hint waits at least this, then backs off
 
@@ -21,9 +21,7 @@ MIN_LIMIT_WAIT = 1.0  # a 429 with no hint waits at least this, then backs off
 def decide(status: int | None, headers: Mapping[str, str], attempt: int, now: float, jitter: float = 0.5) -> Decision:
     """The decision after attempt number `attempt` (1-based); `status` None: the connection failed."""
     def retry(wait: float, reason: str, timeout: bool = False) -> Decision:
-        if attempt >= MAX_ATTEMPTS:
-            return Decision("fail", 0.0, f"{reason}; gave up after {attempt} attempts", timeout)
-        return Decision("retry", wait, reason, timeout)
+        return retry_or_fail(attempt, wait, reason, timeout)
 
     if status is None:
         return retry(backoff(attempt, jitter), "connection failed")
