@@ -82,3 +82,42 @@ def test_every_attribute_the_mapping_reads_is_one_gitlab_has() -> None:
     # The mapping's own keys for the project files the collector fetched (not GitLab's attributes).
     own = {"readme", "contributing", "codeowners", "template", "mirror"}
     assert read - known - own == set()
+
+
+ATTRIBUTES = json.loads((ROOT / "tests" / "data" / "gitlab" / "api_attributes.json").read_text(encoding="utf-8"))["endpoints"]
+
+
+def test_every_request_the_collector_sends_is_one_gitlabs_documentation_lists(tmp_path: Path) -> None:
+    """A full collection, a day's refresh and a discovery against the GitLab emulator: every query
+    parameter asked of every endpoint is in that endpoint's table in GitLab's API documentation
+    (tests/data/gitlab/api_attributes.json, each with its source)."""
+    import sys
+    from datetime import timedelta
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from collecting import AS_OF, collect_forges
+
+    from porchlamp.collect.gitlab.client import GitLabClient
+    from porchlamp.collect.gitlab.discover import discover
+
+    world = generate_world(tmp_path / "w", repos=60, seed=23, hosts={"gitlab.com": 0.9}).path
+    asked: dict[str, set[str]] = defaultdict(set)
+    for day in (AS_OF, AS_OF + timedelta(days=1)):
+        summary, labs = collect_forges(world, tmp_path / "s.duckdb", as_of=day)
+        assert not summary.failures
+        for stats in labs.values():
+            for endpoint, names in stats["params"].items():
+                asked[endpoint] |= set(names)
+    with GitLabEmulator(WorldIndex(world), "gitlab.com") as lab:
+        client = GitLabClient(lab.url, "t", "gitlab.com", wait_scale=0.0)
+        try:
+            assert discover(client, min_stars=0, limit=50)
+        finally:
+            client.close()
+        for endpoint, names in lab.stats.params.items():
+            asked[endpoint] |= names
+    assert {"/projects/:id/merge_requests", "/projects/:id/merge_requests/:id/notes", "/users/:id", "/projects"} <= set(asked)
+    unlisted = {e: sorted(n - set(ATTRIBUTES[e]["attributes"])) for e, n in asked.items() if n and e in ATTRIBUTES}
+    assert {e for e, n in asked.items() if n and e not in ATTRIBUTES} == set()
+    assert {e: n for e, n in unlisted.items() if n} == {}
+    assert all(a["source"].startswith("https://") and "CC BY-SA" in a["source"] for a in ATTRIBUTES.values())

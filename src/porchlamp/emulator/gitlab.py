@@ -61,10 +61,12 @@ class GitLabStats:
     by_status: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
     by_fault: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
     by_endpoint: Counter = field(default_factory=Counter)  # type: ignore[type-arg]
+    params: dict[str, set[str]] = field(default_factory=dict)  # endpoint -> the query parameters asked of it
 
     def as_dict(self) -> dict[str, Any]:
         return {"requests": self.requests, "by_status": {str(k): v for k, v in sorted(self.by_status.items())},
-                "by_fault": dict(sorted(self.by_fault.items())), "by_endpoint": dict(sorted(self.by_endpoint.items()))}
+                "by_fault": dict(sorted(self.by_fault.items())), "by_endpoint": dict(sorted(self.by_endpoint.items())),
+                "params": {k: sorted(v) for k, v in sorted(self.params.items())}}
 
 
 class BadRequest(Exception):
@@ -616,6 +618,9 @@ def _handler(emu: GitLabEmulator) -> type[BaseHTTPRequestHandler]:
                 return
             path = url.path[len(API):]
             endpoint = re.sub(r"/\d+", "/:id", re.sub(r"^/projects/[^/]+", "/projects/:id", path))
+            endpoint = re.sub(r"/repository/files/[^/]+/raw$", "/repository/files/:file_path/raw", endpoint)
+            with emu._lock:
+                emu.stats.params.setdefault(endpoint, set()).update(parse_qs(url.query, keep_blank_values=True))
             token = (self.headers.get("PRIVATE-TOKEN") or "").strip()
             auth = self.headers.get("Authorization") or ""
             if not token and auth.lower().startswith("bearer "):

@@ -131,7 +131,7 @@ class GitLab:
             texts["template"] = self._first(base, branch, [f"{TEMPLATES}/{n}" for n in names[:1]])
         commits = [] if empty else self._commits(run, repo, base, branch)
         languages = self.client.json(f"{base}/languages", query="languages") or {}
-        labels = [lb.get("name", "") for _, page, _ in self.client.pages(f"{base}/labels", {"with_counts": "false"}, "labels")
+        labels = [lb.get("name", "") for _, page, _ in self.client.pages(f"{base}/labels", None, "labels")
                   for lb in page]
         gfi = frozenset(run.rules.gfi_labels)
         newest = max((c.committed_at for c in commits), default=None)
