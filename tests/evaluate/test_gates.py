@@ -244,3 +244,19 @@ def test_every_count_in_a_reason_agrees_with_its_noun(n: int) -> None:
     for text in reasons:
         assert not re.search(r"\b1 (judgeable )?(outside )?PRs\b|\b1 bot commits\b|\b1 of \d+ [^;]*? were\b", text), text
     assert reasons[0].startswith(f"not judged: {n} outside PR{'' if n == 1 else 's'},")
+
+
+def test_a_gitlab_projects_reasons_speak_of_merge_requests() -> None:
+    """SPEC section 13: a project on GitLab is judged by the same gates, and its reasons name what
+    GitLab calls a change ("MR", "!12"); a GitHub project's say "PR" as before."""
+    _, v = _verdicts(10, 1)
+    assert g.gate_black_hole(v, S, "MR").reason.startswith("answers outside MRs: ")
+    assert g.gate_black_hole(v, S).reason.startswith("answers outside PRs: ")
+    _, few = _verdicts(4, 0)
+    assert g.gate_black_hole(few, S, "MR").reason == "not judged: 4 outside MRs, fewer than the 10 a verdict needs"
+    docs = [("mailing_list", "contributing", "We take patches on dev@lists.widget.example.org, not merge requests.")]
+    sample = Commits(0, 0, None, None, None, None, 0)
+    on_gitlab = g.gate_off_github(docs, 0, [], sample, repo("gitlab.com/acme/widget", forge="gitlab"))
+    assert on_gitlab.status == "undecided" and on_gitlab.reason.endswith("so its GitLab MRs are not judged")
+    assert g.gate_off_github(docs, 0, [], sample, repo()).reason.endswith("so its GitHub PRs are not judged")
+    assert g._numbers(list(range(1, 8)), "!", "MR") == "!1, !2, !3, !4, !5 and 2 more MRs"

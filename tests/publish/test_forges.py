@@ -55,6 +55,9 @@ def test_a_mirror_links_to_its_projects_page_and_verdict_and_back(mixed: tuple[P
     for mirror, home in links.items():
         assert by_repo[mirror]["status"] == "undecided" and by_repo[home]["status"] == "ranked"
         assert by_repo[mirror]["review_at"] == home and by_repo[home]["review_at"] is None
+        # Each verdict in its own forge's words.
+        assert "outside MR" in by_repo[home]["reason"] and "outside PR" not in by_repo[home]["reason"]
+        assert by_repo[mirror]["reason"].endswith("so its GitHub PRs are not judged")
         page = project_files(mirror).page
         html = (site / page).read_text()
         (href, text), = _anchors(html, "home")

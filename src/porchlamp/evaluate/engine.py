@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from porchlamp import forges
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.components import ComponentResult, all_components
@@ -93,7 +94,8 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
     done.append(off)
     if not off.passed:
         return fail(off, fork_note=fork_note, review_happens=off.evidence.get("review_happens"))
-    bh = g.gate_black_hole(data.figures, settings)
+    pr = forges.change_words(r.forge or "github")[1]  # what its forge calls a change, in its reasons
+    bh = g.gate_black_hole(data.figures, settings, pr)
     done.append(bh)
     judged = bool(bh.evidence["judged"])
     borderline = bool(bh.evidence.get("borderline"))
@@ -104,7 +106,7 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
     extra = dict(components=comps, judged=judged, borderline=borderline, fork_note=fork_note)
     if n < settings.unrated.min_outside_prs:
         return RepoResult(status="unrated", kind="too_few_prs", gates=tuple(done),
-                          reason=f"unrated: {g.plural(n, 'judgeable outside PR')}, fewer than the {settings.unrated.min_outside_prs} a fair score needs",
+                          reason=f"unrated: {g.plural(n, f'judgeable outside {pr}')}, fewer than the {settings.unrated.min_outside_prs} a fair score needs",
                           **base, **extra)
     cov = profile_score(scores_of(comps), "default", settings).coverage
     if cov < settings.unrated.min_coverage:

