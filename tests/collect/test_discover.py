@@ -76,3 +76,25 @@ def test_the_discover_command_writes_a_repos_file_for_a_gitlab_host(gitlab_world
     assert [stars[n] for n in names] == sorted((stars[n] for n in names), reverse=True)
     assert list(read_repos_file(tmp_path / "repos.txt").repos) == names  # the repos file takes them as written
     assert f"wrote {len(names)} projects of gitlab.com" in done.stdout + done.stderr
+
+
+def test_an_instance_older_than_gitlab_17_4_is_told_apart() -> None:
+    """Ordering projects by stars came in GitLab 17.4 (gitlab-org/gitlab!161504); an older instance
+    refuses the value with a 400, and discovery says which version it needs."""
+    import httpx
+
+    from porchlamp.collect.errors import CollectError
+    from porchlamp.collect.gitlab.client import GitLabClient
+    from porchlamp.collect.gitlab.discover import discover as discover_gitlab
+
+    def older(request: httpx.Request) -> httpx.Response:
+        assert request.url.path == "/api/v4/projects" and request.url.params["order_by"] == "star_count"
+        return httpx.Response(400, json={"error": "order_by does not have a valid value"})
+
+    client = GitLabClient("https://gitlab.example.org/api/v4", "t", "gitlab.example.org", wait_scale=0.0,
+                          transport=httpx.MockTransport(older))
+    try:
+        with pytest.raises(CollectError, match="needs GitLab 17.4 or later"):
+            discover_gitlab(client, min_stars=0, limit=10)
+    finally:
+        client.close()

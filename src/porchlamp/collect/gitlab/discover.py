@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from porchlamp import forges
-from porchlamp.collect.errors import CollectError
+from porchlamp.collect.errors import CollectError, RequestFailed
 from porchlamp.collect.gitlab.client import PER_PAGE, GitLabClient
 
 # Offset pagination of the project list stops at 50,000 projects, and keyset pagination orders by
@@ -20,8 +20,19 @@ def discover(client: GitLabClient, min_stars: int, limit: int, progress: Callabl
     if limit > OFFSET_CAP:
         raise CollectError(f"{client.host} lists at most {OFFSET_CAP:,} projects by stars (offset pagination); "
                            f"ask for --limit {OFFSET_CAP:,} or fewer")
-    found: dict[str, int] = {}
     params = {"order_by": "star_count", "sort": "desc", "visibility": "public", "archived": "false", "simple": "true"}
+    try:
+        return _listed(client, params, min_stars, limit, progress)
+    except RequestFailed as err:
+        if "HTTP 400" in str(err):
+            raise CollectError(f"{client.host} refused its project list by stars ({err}): ordering by stars needs GitLab "
+                               "17.4 or later") from None
+        raise
+
+
+def _listed(client: GitLabClient, params: dict[str, str], min_stars: int, limit: int,
+            progress: Callable[[int], None] | None) -> list[tuple[str, int]]:
+    found: dict[str, int] = {}
     for _, items, _ in client.pages("/projects", params, query="projects", per_page=PER_PAGE):
         below = False
         for p in items:
