@@ -74,6 +74,12 @@ def test_a_mirror_links_to_its_projects_page_and_verdict_and_back(mixed: tuple[P
         assert [(str(_target(site, project_files(home).page, h)), t) for h, t in _anchors(back, "mirrors")] == \
             [(str(site / page), mirror)]
         assert record["mirrors"] == [mirror] and json.loads((site / project_files(mirror).record).read_text())["review_at"] == home
+    # A GitLab project that reviews elsewhere says its merge requests are not judged.
+    elsewhere = [p["repo"] for p in report["projects"] if p["status"] == "undecided" and p["repo"].startswith("gitlab.com/")]
+    assert elsewhere
+    for repo in elsewhere:
+        page = (site / project_files(repo).page).read_text()
+        assert "Its merge requests on gitlab.com are not judged" in page and "so its GitLab MRs are not judged" in page
     # The dataset's table says the same: each project's forge, and where a mirror's review happens.
     with open(site / "data" / "v1" / "snapshot.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))

@@ -91,6 +91,11 @@ class Project:
         return forges.issue_url(self.repo, number, self.forge)
 
     @property
+    def change_noun(self) -> str:
+        """What its forge calls a change: "merge request" on GitLab, "pull request" elsewhere."""
+        return forges.change_words(self.forge)[0]
+
+    @property
     def pr_word(self) -> str:
         """What its forge calls a change, short: "MR" on GitLab, "PR" elsewhere."""
         return forges.change_words(self.forge)[1]
@@ -144,7 +149,7 @@ class Project:
     def counts(self, days: int = 14) -> str:
         """"61 of 68 answered within 14 days; 3 closed without an answer; 4 with no response"."""
         r = self.row
-        return outcome_counts(r["answered"], r["closed_silently"], r["unanswered"], days) if r["outside_prs"] else "no outside PRs"
+        return outcome_counts(r["answered"], r["closed_silently"], r["unanswered"], days) if r["outside_prs"] else f"no outside {self.pr_word}s"
 
     @property
     def answered_of(self) -> str:
