@@ -11,11 +11,11 @@ from hypothesis import strategies as st
 from markupsafe import Markup, escape
 
 from porchlamp.publish.project import Project
-from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evidence_rows, query_text
+from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evidence_rows, query_text, response_words
 
 LOOP = """{% for x in outside %}
 <tr class="outcome-{{ x.outcome }}"><td class="c-pr"><a href="{{ p.change_url(x.number) }}">{{ p.change_mark }}{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td class="c-author" data-label="Author">{{ x.author }}</td><td class="num c-opened" data-label="Opened">{{ x.created_at|day }}</td>
-<td class="c-outcome" data-label="Outcome">{% if undecided %}not judged{% else %}{{ outcome_words[x.outcome] }}{% endif %}</td><td class="c-response" data-label="First response">{% if x.response_kind %}{% if x.outcome != 'answered' and not undecided %}late: {% endif %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% else %}none{% endif %}</td><td class="c-by" data-label="By">{{ x.response_actor or '' }}</td></tr>
+{% set w = response_words(x.outcome, x.response_kind, x.hours_to_response, 14) %}<td class="c-outcome" data-label="Outcome">{% if undecided %}not judged{% else %}{{ w[0] }}{% endif %}</td><td class="c-response" data-label="First response">{% if undecided and x.response_kind %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% elif undecided %}none{% else %}{{ w[1] }}{% endif %}</td><td class="c-by" data-label="By">{{ x.response_actor or '' }}</td></tr>
 {% endfor %}
 """
 
@@ -38,7 +38,7 @@ def test_the_same_bytes_as_the_template_loop(outside: list[dict[str, Any]], unde
     """Each PR linked where its forge keeps it (GitHub's /pull/N, GitLab's /-/merge_requests/N as !N)."""
     env = environment()
     p = Project(repo=f"{where[0]}/{name}", row={"forge": where[1]})
-    expected = env.from_string(LOOP).render(outside=outside, p=p, undecided=undecided, outcome_words=OUTCOME_WORDS)
+    expected = env.from_string(LOOP).render(outside=outside, p=p, undecided=undecided, response_words=response_words)
     assert str(evidence_rows(outside, p, undecided)) == expected
 
 

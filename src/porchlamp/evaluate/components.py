@@ -68,12 +68,15 @@ def responsiveness(f: Figures, settings: Settings) -> ComponentResult:
     answered = f.answered / f.outside_prs
     decided = f.decided / f.outside_prs
     med, p90 = f.median_hours, f.p90_hours
+    # Exact, not rounded: a page words these and the same figures of the verdict from one value, and
+    # a value rounded here and again there can land on the other side (a median of 4.46 h stored as
+    # 4.5 read "5 h" beside "4 h").
     inputs = {
         "outside_prs": f.outside_prs,
-        "answered_share": round(answered, 4),
-        "median_hours_to_first_response": None if med is None else round(med, 1),
-        "p90_hours_to_first_response": None if p90 is None else round(p90, 1),
-        "decided_share": round(decided, 4),
+        "answered_share": answered,
+        "median_hours_to_first_response": med,
+        "p90_hours_to_first_response": p90,
+        "decided_share": decided,
     }
     # A median or p90 that falls on "never" is the worst time there is, not a missing one.
     parts = [("answered share", answered, 0.5), ("median time", time_score(med, window_h), 0.2),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from porchlamp import forges
+from porchlamp import figures, forges
 from porchlamp.config import Settings
 from porchlamp.evaluate import gates as g
 from porchlamp.evaluate.components import ComponentResult, all_components
@@ -112,7 +112,7 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
     if cov < settings.unrated.min_coverage:
         missing = sorted(c for c in settings.profiles["default"] if not comps[c].measured)
         return RepoResult(status="unrated", kind="low_coverage", gates=tuple(done),
-                          reason=f"unrated: only {cov:.0%} of the default profile could be measured (missing: {', '.join(missing)})",
+                          reason=f"unrated: only {figures.share(cov)} of the default profile could be measured (missing: {', '.join(missing)})",
                           **base, **extra)
     kind = "borderline" if borderline else "responsive" if judged else "few_prs"
     return RepoResult(status="ranked", kind=kind, reason=bh.reason, gates=tuple(done), **base, **extra)

@@ -23,6 +23,8 @@ from porchlamp.evaluate.facts import Commits, Figures, Redirected
 from porchlamp.evaluate.redirect import VENUE_NAMES, read_description
 from porchlamp.evaluate.relations import quote
 from porchlamp.evaluate.rules import Rules
+from porchlamp.figures import count, number
+from porchlamp.figures import share as pct
 from porchlamp.models import Commit, Repository
 from porchlamp.stats import wilson_interval
 
@@ -285,9 +287,7 @@ def _place(text: str, kind: str) -> str:
 # -- 5. black hole -------------------------------------------------------------------------
 
 
-def plural(n: int, noun: str) -> str:
-    """"1 outside PR", "0 outside PRs", "12 outside PRs": a count and its noun, agreeing."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+plural = count  # "1 outside PR", "0 outside PRs": the site's one plural rule
 
 
 def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> str:
@@ -295,11 +295,11 @@ def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> st
     exactly one of three counts ("61 of 68 answered within 14 days; 3 closed without an answer; 4
     with no response")."""
     n = answered + silent + unanswered
-    parts = [f"{answered} of {n} answered within {days} days"]
+    parts = [f"{number(answered)} of {number(n)} answered within {days} days"]
     if silent:
-        parts.append(f"{silent} closed without an answer")
+        parts.append(f"{number(silent)} closed without an answer")
     if unanswered:
-        parts.append(f"{unanswered} with no response")
+        parts.append(f"{number(unanswered)} with no response")
     return "; ".join(parts)
 
 
@@ -328,14 +328,14 @@ def gate_black_hole(figures: Figures, settings: Settings, pr: str = "PR") -> Gat
         return GateResult("black_hole", True, None, None,
                           f"not judged: {plural(n, f'outside {pr}')}, fewer than the {bh.min_outside_prs} a verdict needs", ev)
     counts = outcome_counts(answered, silent, unanswered, settings.window.response_days)
-    sure = f"{bh.confidence:.0%}"
+    sure = pct(bh.confidence)
     if lo > bh.bound:
         return GateResult("black_hole", False, "black_hole", "clear",
-                          f"black hole: {counts}. No response on {share:.0%} of outside {pr}s; allowing for chance in so few, "
-                          f"at least {lo:.0%} ({sure} sure): most go unanswered", ev)
+                          f"black hole: {counts}. No response on {pct(share)} of outside {pr}s; allowing for chance in so few, "
+                          f"at least {pct(lo)} ({sure} sure): most go unanswered", ev)
     ev["borderline"] = share > bh.bound
     if share > bh.bound:
         return GateResult("black_hole", True, None, None,
-                          f"borderline: {counts}. No response on {share:.0%}, but with so few {pr}s the share could be as low "
-                          f"as {lo:.0%}, so it is not called a black hole", ev)
+                          f"borderline: {counts}. No response on {pct(share)}, but with so few {pr}s the share could be as low "
+                          f"as {pct(lo)}, so it is not called a black hole", ev)
     return GateResult("black_hole", True, None, None, f"answers outside {pr}s: {counts}", ev)

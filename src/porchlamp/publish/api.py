@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from porchlamp import __version__
+from porchlamp import __version__, figures
 from porchlamp.evaluate.report import project_entry
 from porchlamp.publish import words
 from porchlamp.publish.data import Project, SiteData, project_files, slug
@@ -61,11 +61,16 @@ def _round(x: float | None, n: int = 1) -> float | None:
     return None if x is None else round(x, n)
 
 
+def _score(x: float | None) -> float | None:
+    """A score as the pages show it (half up to 0.1), as a number."""
+    return None if x is None else float(figures.half_up(x, 1))
+
+
 def badge_text(p: Project) -> tuple[str, str]:
     """(message, colour) of a project's badge."""
     if p.status == "ranked":
         d = p.profiles.get("default", {})
-        return f"{d.get('tier')} · {d.get('score', 0):.0f}", TIER_COLORS.get(d.get("tier") or "", "#777")
+        return f"{d.get('tier')} · {figures.score(d.get('score', 0))}", TIER_COLORS.get(d.get("tier") or "", "#777")
     return p.status.replace("_", " "), STATUS_COLORS.get(p.status, "#9e9e9e")
 
 
@@ -117,19 +122,21 @@ def _index_columns(profiles: list[str]) -> list[str]:
     for prof in profiles:
         columns += [f"{prof}.{c}" for c in GOAL_COLUMNS]
     # Added in schema 1, keys are only ever added. `median_words`: the median as every page words it,
-    # so that a table redrawn from this file says what the served page says (`words.hours` of the
-    # exact value; `median_hours` is rounded to 0.1 h, for sorting).
+    # so that a table redrawn from this file says what the served page says (`figures.duration` of
+    # `median_hours`, which is exact, for sorting).
     # `forge`: the software its host runs (github, gitlab, forgejo), for the forge filter.
     return columns + ["answered", "p90_hours", "flags", "median_words", "trend_words", "forge"]
 
 
 def _index_row(p: Project, profiles: list[str]) -> list[Any]:
     n = p.row["outside_prs"]
-    row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], round(p.row["answered"] / n, 4) if n else None,
-                      _round(p.row["median_hours"]), n]
+    # The median and the share exact, for sorting (a median rounded to 0.1 h put "51 min" above "50 min");
+    # the score as every page shows it (`figures.score`), which the page prints with toFixed(1).
+    row: list[Any] = [p.repo, p.row["ecosystem"], p.row["language"], p.row["stars"], p.row["answered"] / n if n else None,
+                      p.row["median_hours"], n]
     for prof in profiles:
         d = p.profiles.get(prof, {})
-        row += [d.get("rank"), _round(d.get("score")), d.get("tier"), d.get("delta")]
+        row += [d.get("rank"), _score(d.get("score")), d.get("tier"), d.get("delta")]
     return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags, words.hours(p.row["median_hours"]), words.trend(p.row["trend"]),
                   p.forge]
 

@@ -5,6 +5,7 @@ a `Row` is a stored row as a read-only mapping, made from a listing or a query.
 from __future__ import annotations
 
 from porchlamp import forges
+from porchlamp.figures import number
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
@@ -154,7 +155,7 @@ class Project:
     @property
     def answered_of(self) -> str:
         """"61 of 68": answered within 14 days, of all judged outside PRs."""
-        return f"{self.row['answered']} of {self.row['outside_prs']}" if self.row["outside_prs"] else "–"
+        return f"{number(self.row['answered'])} of {number(self.row['outside_prs'])}" if self.row["outside_prs"] else "–"
 
     @property
     def flags(self) -> list[str]:

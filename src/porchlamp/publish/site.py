@@ -31,7 +31,7 @@ from jinja2.filters import do_truncate
 from markupsafe import Markup
 
 from porchlamp import killpoints
-from porchlamp import forges
+from porchlamp import figures, forges
 from porchlamp.config import COMPONENTS
 from porchlamp.evaluate import components as components_mod
 from porchlamp.forks import cores
@@ -91,10 +91,6 @@ def list_href(first: str, page: int) -> str:
     return first if page == 1 else f"{first.removesuffix('.html')}/page-{page}.html"
 
 
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x * 100:.0f}%"
-
-
 def _show(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.2f}"
@@ -105,8 +101,7 @@ def _show(v: Any) -> str:
     return "–" if v is None else str(v)
 
 
-def _thousands(n: int | None) -> str:
-    return "–" if n is None else f"{n:,}"
+_thousands = figures.number
 
 
 def _delta(d: int | None) -> str:
@@ -121,9 +116,9 @@ def environment() -> Environment:
     env = Environment(loader=PackageLoader("porchlamp.publish", "templates"), autoescape=select_autoescape(default=True),
                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update({
-        "pct": _pct, "hours": words.hours, "show": _show, "safe_url": safe_url,
-        "thousands": _thousands, "delta": _delta, "tierclass": _tierclass,
-        "num": lambda x: "–" if x is None else f"{x:.1f}",
+        "pct": figures.share, "hours": figures.duration, "show": _show, "safe_url": safe_url,
+        "thousands": figures.number, "delta": _delta, "tierclass": _tierclass, "counted": figures.count, "noun": figures.noun,
+        "num": figures.score,
         "day": lambda t: t.strftime("%Y-%m-%d") if t else "–",
     })
     env.globals.update({
@@ -141,6 +136,18 @@ def environment() -> Environment:
 FUNNEL_ROWS = (*words.CHECKS, ("undecided", "Undecided: reviews happen elsewhere"),
                ("unrated", "Unrated: too little to score fairly"), ("ranked", "Ranked"))
 OUTCOME_WORDS = {"answered": "answered", "closed_silently": "closed without an answer", "unanswered": "no response", None: "–"}
+
+
+def response_words(outcome: str | None, kind: str | None, hours: float | None, days: int) -> tuple[str, str]:
+    """(outcome, first response) of one outside PR, as one account: a reply after the window reads
+    "no answer within 14 days" beside "comment after 15.3 days", never "no response" beside a
+    response, and a reply just past the window never reads as its end ("14.0 days" is in time)."""
+    if not kind:
+        return OUTCOME_WORDS[outcome], "none"
+    if outcome == "answered":
+        return "answered", f"{kind} after {figures.duration(hours)}"
+    late = f"{kind} after {figures.late_duration(hours, days)}" if hours is not None else kind
+    return ("closed without an answer" if outcome == "closed_silently" else f"no answer within {days} days"), late
 LETTERS = tuple((c, c.upper()) for c in "abcdefghijklmnopqrstuvwxyz") + (("0-9", "0–9"), ("other", "other"))
 _PLAIN = Environment()  # for `truncate`'s policies, which are the defaults in every environment here
 
@@ -157,7 +164,7 @@ def escape_text(value: Any) -> str:
     return value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;").replace("'", "&#39;").replace('"', "&#34;")
 
 
-def evidence_rows(outside: list[dict[str, Any]], p: Project, undecided: bool) -> Markup:
+def evidence_rows(outside: list[dict[str, Any]], p: Project, undecided: bool, days: int = 14) -> Markup:
     """The rows of a project's evidence table: one per outside PR, each linked on its forge, every value
     escaped. Written here rather than as a template loop because a project can list thousands and this
     is the site's hottest loop (the same bytes; a test renders both)."""
@@ -166,10 +173,11 @@ def evidence_rows(outside: list[dict[str, Any]], p: Project, undecided: bool) ->
     out = []
     for x in outside:
         created, kind = x["created_at"], x["response_kind"]
-        judged = "not judged" if undecided else e(OUTCOME_WORDS[x["outcome"]])
-        # A response after the 14 days is shown as late, beside its outcome (no response in time).
-        late = "late: " if kind and x["outcome"] != "answered" and not undecided else ""
-        answer = f"{late}{e(kind)} after {e(words.hours(x['hours_to_response']))}" if kind else "none"
+        if undecided:  # no window to be in or out of: the PR was not judged
+            judged, answer = "not judged", f"{kind} after {figures.duration(x['hours_to_response'])}" if kind else "none"
+        else:
+            judged, answer = response_words(x["outcome"], kind, x["hours_to_response"], days)
+        judged, answer = e(judged), e(answer)
         out.append(
             f'<tr class="outcome-{e(x["outcome"])}"><td class="c-pr"><a href="{base}{e(x["number"])}">{mark}{e(x["number"])}</a></td>'
             f'<td class="title">{e(do_truncate(_PLAIN, x["title"], 120))}</td><td class="c-author" data-label="Author">{e(x["author"])}</td>'
@@ -201,7 +209,7 @@ def ranking_rows(rows: Sequence[Project], profile: str, root: str) -> Markup:
             f'      <td class="c-rank" data-label="Rank">{e(d["rank"])}</td>\n'
             f'      <td class="c-project">{_project_link(p, root)}{flags}</td>\n'
             f'      <td class="c-tier" data-label="Tier">{_tier_badge(d["tier"])}</td>\n'
-            f'      <td class="c-score" data-label="Score">{e("%.1f" % d["score"])}</td>\n'
+            f'      <td class="c-score" data-label="Score">{e(figures.score(d["score"]))}</td>\n'
             f'      <td class="c-answered" data-label="Answered">{e(p.answered_of)}</td>\n'
             f'      <td class="c-trend" data-label="30 days">{e(words.trend(r["trend"]))}</td>\n'
             f'      <td class="c-median" data-label="Median first response">{e(words.hours(r["median_hours"]))}</td>\n'

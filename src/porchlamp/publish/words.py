@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from porchlamp.evaluate.redirect import VENUE_NAMES
+from porchlamp.figures import count, duration, noun, points, share
 
 STATUS_LABELS = {
     "ranked": "Ranked",
@@ -97,18 +98,8 @@ def status_words(status: str, kind: str | None) -> str:
     return f"{head}: {label}" if label else head
 
 
-def hours(h: float | None) -> str:
-    if h is None:
-        return "none"
-    if h < 1:
-        return f"{h * 60:.0f} min"
-    if h < 48:
-        return f"{h:.0f} h"
-    return f"{h / 24:.1f} days"
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x * 100:.0f}%"
+hours = duration  # the name the templates and pages know it by
+_pct = share
 
 
 def _yes(b: Any) -> str:
@@ -121,7 +112,7 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
     out: list[str] = []
     if component == "responsiveness":
         if "outside_prs" in i:
-            out.append(f"{i['outside_prs']:,} outside PRs judged")
+            out.append(f"{count(i['outside_prs'], 'outside PR')} judged")
         if "answered_share" in i:
             out.append(f"{_pct(i['answered_share'])} answered within 14 days")
         if "outside_prs" in i and i.get("outside_prs"):
@@ -132,9 +123,9 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
             out.append(f"{_pct(i['decided_share'])} merged or closed within 30 days")
     elif component == "accessibility":
         if "good_first_issues_open_unassigned" in i:
-            out.append(f"{i['good_first_issues_open_unassigned']} open, unassigned good first issues")
+            out.append(count(i['good_first_issues_open_unassigned'], "open, unassigned good first issue"))
         if "first_timers" in i:
-            out.append(f"{i['first_timers']} first-time contributors in the window")
+            out.append(f"{count(i['first_timers'], 'first-time contributor')} in the window")
         if i.get("first_timer_merged_share") is not None:
             out.append(f"{_pct(i['first_timer_merged_share'])} of their first PRs merged")
         if i.get("first_timers_came_back_share") is not None:
@@ -145,39 +136,39 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
                                         ("codeowners", "code owners")) if i.get(key)]
         out.append("has " + (", ".join(files) if files else "none of the community files"))
         if "active_maintainers" in i:
-            out.append(f"{i['active_maintainers']} active maintainers")
+            out.append(count(i['active_maintainers'], "active maintainer"))
         if "organisation_owned" in i:
             out.append("owned by an organisation" if i["organisation_owned"] else "owned by a person")
     elif component == "dependents":
         if i.get("package"):
             out.append(f"publishes {i['package']} on {i.get('ecosystem')}")
         if "dependent_packages" in i:
-            out.append(f"{i['dependent_packages']:,} packages and {i.get('dependent_repos') or 0:,} repositories depend on it")
+            out.append(f"{count(i['dependent_packages'], 'package')} and {count(i.get('dependent_repos') or 0, 'repository')} depend on it")
         elif "ecosystem" in i:
             out.append("no count of the projects that depend on it was available")
     elif component == "review_ci":
         if "merged_prs" in i:
-            out.append(f"{i['merged_prs']} merged PRs")
+            out.append(count(i['merged_prs'], "merged PR"))
         if i.get("reviewed_share") is not None:
             out.append(f"{_pct(i['reviewed_share'])} reviewed by someone else before merging")
         if "prs_checked_for_ci" in i:
-            out.append(f"{i['prs_checked_for_ci']} recent merged PRs checked for CI"
+            out.append(f"{count(i['prs_checked_for_ci'], 'recent merged PR')} checked for CI"
                        + (f": {_pct(i['ci_share'])} ran checks" if i.get("ci_share") is not None else ""))
     elif component == "reach":
-        out.append(f"{i.get('stars', 0):,} stars, {i.get('forks', 0):,} forks")
+        out.append(f"{count(i.get('stars', 0), 'star')}, {count(i.get('forks', 0), 'fork')}")
     elif component == "systems_fit":
         if "systems_language_share" in i:
             out.append(f"{_pct(i['systems_language_share'])} of its code in systems languages")
         if i.get("systems_topics"):
             out.append("topics: " + ", ".join(i["systems_topics"]))
         if i.get("reviews_per_merged_pr") is not None:
-            out.append(f"{i['reviews_per_merged_pr']} reviews per merged PR")
+            out.append(f"{i['reviews_per_merged_pr']} {noun(i['reviews_per_merged_pr'], 'review')} per merged PR")
     elif component == "ai_readiness":
         out.append("AI policy: " + (", ".join(i["ai_policy_files"]) if i.get("ai_policy_files") else "none"))
         if i.get("ci_share") is not None:
             out.append(f"CI on {_pct(i['ci_share'])} of recent merged PRs")
         if "ai_assisted_prs" in i:
-            out.append(f"{i['ai_assisted_prs']} AI-assisted outside PRs"
+            out.append(count(i['ai_assisted_prs'], "AI-assisted outside PR")
                        + (f", {_pct(i['ai_assisted_answered_share'])} answered" if i.get("ai_assisted_answered_share") is not None else ""))
     return out
 
@@ -185,7 +176,7 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
 def delta_words(delta: int | None) -> str:
     if not delta:
         return "same place as in the default ranking"
-    return f"{abs(delta)} place{'s' if abs(delta) != 1 else ''} {'higher' if delta > 0 else 'lower'} than in the default ranking"
+    return f"{count(abs(delta), 'place')} {'higher' if delta > 0 else 'lower'} than in the default ranking"
 
 
 # Characters XML 1.0 forbids (RFC 4287 feeds and SVG are XML): GitHub's text is untrusted.
@@ -217,11 +208,11 @@ def goal_words(weights: Mapping[str, float], default: Mapping[str, float]) -> st
     return f"counts {listed} for more"
 
 
-def _points(points: float) -> str:
+def _points(pull: float) -> str:
     """A component's pull on a project's score in a goal, against its pull on the average project's."""
-    if abs(points) < 0.05:
+    if abs(pull) < 0.05:
         return "moves it as much as the average project"
-    return f"{'lifts' if points > 0 else 'lowers'} its score {abs(points):.1f} points more than the average project's"
+    return f"{'lifts' if pull > 0 else 'lowers'} its score {points(pull)} points more than the average project's"
 
 
 def explain_words(explain: list[dict[str, Any]], weights: Mapping[str, float], default: Mapping[str, float]) -> list[str]:

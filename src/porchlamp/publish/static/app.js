@@ -25,7 +25,6 @@
   var served = { profile: table.getAttribute("data-profile") || "default", eco: table.getAttribute("data-ecosystem") || "",
                  page: table.getAttribute("data-page") || "1" };
 
-  function fmtPct(x) { return x === null || x === undefined ? "–" : Math.round(x * 100) + "%"; }
   function fmtHours(h) {
     if (h === null || h === undefined) { return "none"; }
     if (h < 1) { return Math.round(h * 60) + " min"; }
