@@ -51,3 +51,10 @@ def test_one_plural_rule() -> None:
     assert figures.count(2, "repository") == "2 repositories" and figures.count(3, "person") == "3 people"
     assert figures.count(1, "open, unassigned good first issue") == "1 open, unassigned good first issue"
     assert figures.noun(2, "is") == "are" and figures.noun(1, "is") == "is"
+
+
+@given(st.one_of(st.floats(min_value=0, max_value=5000), st.integers(0, 300_000).map(lambda k: k / 120),
+                 st.integers(0, 50_000).map(lambda k: 2.4 * k + 1.2)))
+def test_the_float_path_of_a_duration_words_it_as_the_decimal_does(h: float) -> None:
+    """`duration` words a float without decimals unless it is near a tie: the same words either way."""
+    assert figures.duration(h) == figures.duration(figures.exact(h))

@@ -225,6 +225,9 @@ def rerank_store(store: Store, as_of: date | None, settings: Settings) -> int:
     return sum(1 for r in scored if r[1] == "ranked")
 
 
+JUDGED_STATUSES = "('ranked', 'unrated', 'black_hole')"  # the verdicts a project's PRs were judged for
+
+
 def report_from_store(store: Store, as_of: date | None = None, per_project: bool = True) -> dict[str, Any]:
     """The report of SPEC section 11 for a stored snapshot, as data (with its list of every project
     unless not `per_project`)."""
@@ -236,7 +239,10 @@ def report_from_store(store: Store, as_of: date | None = None, per_project: bool
     outside = store.query(
         "SELECT count(*) AS prs, count(DISTINCT lower(author)) AS authors FROM pr_results "
         "WHERE as_of = ? AND excluded IS NULL", [when])[0]
-    hours = store.values("SELECT hours_to_response FROM pr_results WHERE as_of = ? AND excluded IS NULL", [when])
+    # Judged PRs only: those of projects that reached the black-hole check. An undecided project's
+    # PRs are followed and listed, not judged, so they stay out of the times the report shows.
+    hours = store.values("SELECT p.hours_to_response FROM pr_results p JOIN results r ON r.as_of = p.as_of AND r.repo = p.repo "
+                         f"WHERE p.as_of = ? AND p.excluded IS NULL AND r.status IN {JUDGED_STATUSES}", [when])
     report = build_report(when, projects, profiles, outside["prs"], outside["authors"], hours, per_project)
     report["collection_failures"] = [{"repo": e["repo"], "step": e["step"], "error": e["error"]} for e in store.collection_errors()]
     return report

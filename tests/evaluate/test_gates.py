@@ -243,7 +243,7 @@ def test_every_count_in_a_reason_agrees_with_its_noun(n: int) -> None:
         assert f"{n} of {n} outside PR{'' if n == 1 else 's'} {'was' if n == 1 else 'were'} pointed there" in reasons[-1]
     for text in reasons:
         assert not re.search(r"\b1 (judgeable )?(outside )?PRs\b|\b1 bot commits\b|\b1 of \d+ [^;]*? were\b", text), text
-    assert reasons[0].startswith(f"not judged: {n} outside PR{'' if n == 1 else 's'},")
+    assert reasons[0].startswith(f"few PRs: {n} outside PR{'' if n == 1 else 's'},")
 
 
 def test_a_gitlab_projects_reasons_speak_of_merge_requests() -> None:
@@ -253,7 +253,7 @@ def test_a_gitlab_projects_reasons_speak_of_merge_requests() -> None:
     assert g.gate_black_hole(v, S, "MR").reason.startswith("answers outside MRs: ")
     assert g.gate_black_hole(v, S).reason.startswith("answers outside PRs: ")
     _, few = _verdicts(4, 0)
-    assert g.gate_black_hole(few, S, "MR").reason == "not judged: 4 outside MRs, fewer than the 10 a verdict needs"
+    assert g.gate_black_hole(few, S, "MR").reason == "few MRs: 4 outside MRs, fewer than the 10 a black-hole verdict needs, so any score rests on few"
     docs = [("mailing_list", "contributing", "We take patches on dev@lists.widget.example.org, not merge requests.")]
     sample = Commits(0, 0, None, None, None, None, 0)
     on_gitlab = g.gate_off_github(docs, 0, [], sample, repo("gitlab.com/acme/widget", forge="gitlab"))

@@ -232,18 +232,19 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
     if votes and share >= 0.5:
         kind = _top(votes)
         ev["quotes"] = [{"source": f"{_numbers(q['prs'], mark, pr)}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
-        where = _place(" ".join(q["text"] for q in quotes[kind]), kind)
+        where = _place(" ".join(q["text"] for q in quotes[kind]), kind, forge)
+        ev["quoted_prs"] = sum(len(q["prs"]) for q in quotes[kind])  # the quotes are a sample: the PRs they stand for
         why = (f"{pointed} of {plural(outside_prs, f'outside {pr}')} "
                f"{'was' if pointed == 1 else 'were'} pointed there")
     elif docs:
         kind = _top({k: 1 for k, _, _ in docs if k != "other"} or {docs[0][0]: 1})
         ev["quotes"] = [{"source": name, "text": quote(s)} for _, name, s in docs[:3]]
-        where = _place(" ".join(s for _, _, s in docs), kind)
+        where = _place(" ".join(s for _, _, s in docs), kind, forge)
         why = f"its {docs[0][1]} says so"
     elif own is not None:
         kind = own.venue
         ev["quotes"] = [{"source": "description" if own.why != "process" else "homepage", "text": quote(own.sentence)}]
-        where = own.link or _place(own.sentence, kind)
+        where = own.link or _place(own.sentence, kind, forge)
         why = "its description says so" if own.why != "process" else "its homepage is the project's repository there"
     elif people and trailers * 2 > people:
         kind = "gerrit"
@@ -254,8 +255,15 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
         return GateResult("off_github", True, None, None, "review happens on GitHub", ev)
     ev["review_happens"] = where
     kind = "repo_lockdown" if kind == "other" else kind  # no known tool named: PRs are simply not taken here
-    label = f"elsewhere: {pr}s are not taken here" if kind == "repo_lockdown" else f"on {VENUE_NAMES.get(kind, kind)}"
-    return GateResult("off_github", False, "undecided", kind, f"undecided: review happens {label} ({where}); {why}, so its "
+    # Where review happens, named once: a venue's name is not repeated as its place, and a project
+    # that takes no PRs here and names no other place says only that.
+    if kind == "repo_lockdown":
+        why = why.replace("pointed there", "told so")  # no place to point to: they were told PRs are not taken
+        said = f"{pr}s are not taken here" + ("" if where.startswith("outside ") else f"; review happens at {where}")
+    else:
+        venue = VENUE_NAMES.get(kind, kind)
+        said = f"review happens on {venue}" + ("" if where == venue else f" ({where})")
+    return GateResult("off_github", False, "undecided", kind, f"undecided: {said}; {why}, so its "
                       f"{forges.FORGE_NAMES.get(forge, forge)} {pr}s are not judged", ev)
 
 
@@ -276,12 +284,13 @@ def _numbers(prs: list[int], mark: str = "#", noun: str = "PR") -> str:
     return shown + (f" and {plural(more, f'more {noun}')}" if more > 0 else "")
 
 
-def _place(text: str, kind: str) -> str:
-    """Where review happens, as the evidence names it: a link, a list's address, or the venue's name."""
+def _place(text: str, kind: str, forge: str = "github") -> str:
+    """Where review happens, as the evidence names it: a link, a list's address, or the venue's name;
+    "outside GitHub" (the project's own forge) when it names none."""
     m = _URL.search(text) or _EMAIL.search(text) or (_LIST.search(text) if kind == "mailing_list" else None)
     if m:
         return m.group(0).rstrip(".,;")
-    return "outside GitHub" if kind in ("other", "repo_lockdown") else VENUE_NAMES.get(kind, kind)
+    return f"outside {forges.FORGE_NAMES.get(forge, forge)}" if kind in ("other", "repo_lockdown") else VENUE_NAMES.get(kind, kind)
 
 
 # -- 5. black hole -------------------------------------------------------------------------
@@ -326,7 +335,8 @@ def gate_black_hole(figures: Figures, settings: Settings, pr: str = "PR") -> Gat
     }
     if n < bh.min_outside_prs:
         return GateResult("black_hole", True, None, None,
-                          f"not judged: {plural(n, f'outside {pr}')}, fewer than the {bh.min_outside_prs} a verdict needs", ev)
+                          f"few {pr}s: {plural(n, f'outside {pr}')}, fewer than the {bh.min_outside_prs} a black-hole verdict needs, "
+                          "so any score rests on few", ev)
     counts = outcome_counts(answered, silent, unanswered, settings.window.response_days)
     sure = pct(bh.confidence)
     if lo > bh.bound:

@@ -87,6 +87,7 @@ def build_report(
         "top100_overlap": overlap,
         "top100_by_stars": len(by_stars),
         "time_to_first_response": dist,
+        "judged_prs": sum(dist.values()),  # the outside PRs `time_to_first_response` counts
         "score_by_tier": tiers,
     }
     if per_project:

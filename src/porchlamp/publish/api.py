@@ -245,6 +245,11 @@ def change_json(p: Project, site: SiteData) -> dict[str, Any] | None:
                                           "kind": p.change.kind, "words": p.change.words}
 
 
+def schema_names() -> list[str]:
+    """The dataset's schema files, each linked by name (a static host lists no folder)."""
+    return [f"{name}.schema.json" for name in _schemas()]
+
+
 def _schemas() -> dict[str, dict[str, Any]]:
     base = "https://json-schema.org/draft/2020-12/schema"
     return {

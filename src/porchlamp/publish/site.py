@@ -367,7 +367,7 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
            change_limit=CHANGE_LIMIT, feed_ecosystems=feed_ecos)
     w.page("report.html", "report.html", sums=report_sums(site.report))
     w.page("method.html", "method.html", transforms=(components_mod.__doc__ or "").strip())
-    w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION, rank_part_rows=api.RANK_PART_ROWS)
+    w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION, rank_part_rows=api.RANK_PART_ROWS, schemas=api.schema_names())
     static = resources.files("porchlamp.publish").joinpath("static")
     (out / "static").mkdir(parents=True, exist_ok=True)
     for f in static.iterdir():
