@@ -44,7 +44,9 @@ AT_SWITCH = "[templates]\nown_min_prs = 1000000\n"
 # days measured; the status and kind beside each reason are compared), and what a profile says
 # against the whole ranking (its explanation against the average ranked project, its move against
 # the default rank), which the repositories set aside are part of; its rank is compared as an order.
-NOT_COMPARED = {"evidence", "reason", "explain", "delta"}
+# A component's inputs (JSON) are kept exact since, where they were rounded (a median to 0.1 h, a
+# share to 4 places): the score computed from them is compared.
+NOT_COMPARED = {"evidence", "reason", "explain", "delta", "inputs"}
 # The evaluation path of each engine: what a newcomer reads to learn how a snapshot is judged.
 OLD_PATH = ("src/porchlamp/evaluate", "src/porchlamp/snapshot.py", "src/porchlamp/cluster.py", "src/porchlamp/store/shards.py",
             "src/porchlamp/store/inputs.py", "src/porchlamp/gcpause.py")

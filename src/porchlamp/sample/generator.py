@@ -672,7 +672,7 @@ class RepoBuilder:
             elif p.redirect == "description":
                 self.review_place = self.gitlab_url
             elif p.redirect == "bystander":
-                self.review_place = "outside GitHub"
+                self.review_place = f"outside {forges.FORGE_NAMES['gitlab' if self.gitlab else 'github']}"  # no place named
             elif p.redirect in DOC_REDIRECTS:
                 self.review_place = DOC_REDIRECTS[p.redirect][1].format(name=name, Name=name.title())
         specs.sort()
