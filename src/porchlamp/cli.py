@@ -671,7 +671,9 @@ def _site_url(url: str) -> str:
     if url and not url.lower().startswith(("https://", "http://")):
         raise typer.BadParameter(f"{url!r}: give the full address the site is served from, starting with https://",
                                  param_hint="--site-url")
-    return url + ("/" if url and not url.endswith("/") else "")
+    from porchlamp.publish.site import site_address
+
+    return site_address(url)
 
 
 @app.command("publish")
@@ -683,8 +685,11 @@ def publish_cmd(
     issues_url: str = typer.Option("https://github.com/porchlamp/porchlamp/issues/new", "--issues-url",
                                    help="Where 'think this is wrong?' opens an issue."),
     site_url: str = typer.Option("", "--site-url", help="The address the site is served from "
-                                 "(https://example.org/porchlamp/), so the badge snippets each project page offers "
-                                 "carry full links; without it they are relative to the site."),
+                                 "(https://example.org/porchlamp/), so the badge snippets each project page offers, "
+                                 "the feeds' and each page's canonical link carry full addresses (default: [site] url in "
+                                 "porchlamp.toml); without either they are relative to the site."),
+    config: Optional[Path] = typer.Option(None, "--config", help="A porchlamp.toml whose [site] url is the site's address "
+                                          "when --site-url is not given (default: ./porchlamp.toml if present)."),
     full: bool = typer.Option(False, "--full", help="Write every project's files again, even those the previous site "
                               "in DIR holds unchanged (the result is the same bytes)."),
     cluster: Optional[str] = typer.Option(None, "--cluster", help="Write the project pages on the workers of the Dask "
@@ -704,6 +709,7 @@ def publish_cmd(
     from porchlamp.publish import generations, load_site_data, publish
 
     with _errors():
+        address = _site_url(site_url or load_settings(config).site.url)  # a bad address or file fails before any work
         _require_store(db)
         if cluster:
             from porchlamp.cluster import DaskRunner
@@ -712,8 +718,7 @@ def publish_cmd(
         with Store(db, read_only=True) as store:
             site = load_site_data(store, _parse_date(as_of, "--as-of"), beside=generations.shared_folder(out_dir) if cluster else None)
         with progress_bar("writing project pages", len(site.projects)) as advance:
-            summary = publish(site, out_dir, issues_url=issues_url, site_url=_site_url(site_url), progress=advance, full=full,
-                              cluster=cluster)
+            summary = publish(site, out_dir, issues_url=issues_url, site_url=address, progress=advance, full=full, cluster=cluster)
         kept = f"; {summary.reused:,} projects unchanged, their files kept" if summary.reused else ""
         kept += f"; {summary.placed:,} given only their new ranks" if summary.placed else ""
         console.print(f"published {summary.projects:,} projects in {summary.pages:,} pages ({summary.bytes / 1e6:.1f} MB) "

@@ -94,6 +94,9 @@ class SiteSettings(_Section):
     start_max_age_days: int = Field(365, ge=7, le=3650, description="'Where to start' lists good first issues opened within this many days")
     start_per_project: int = Field(5, ge=1, le=20, description="'Where to start' lists at most this many issues per project")
     start_max_rows: int = Field(500, ge=10, le=5000, description="'Where to start' pages list at most this many issues")
+    url: str = Field("", pattern=r"^(https?://\S+)?$", description="the address the site is served from "
+                     "(https://example.org/porchlamp/): badge snippets, feed links and each page's canonical link carry it "
+                     "(`publish --site-url` overrides it); empty: they are relative to the site")
 
 
 class HostSettings(_Section):

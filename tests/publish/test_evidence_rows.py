@@ -10,12 +10,13 @@ from hypothesis import strategies as st
 
 from markupsafe import Markup, escape
 
+from porchlamp.publish import words
 from porchlamp.publish.project import Project
 from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evidence_rows, query_text, response_words
 
 LOOP = """{% for x in outside %}
 <tr class="outcome-{{ x.outcome }}"><td class="c-pr"><a href="{{ p.change_url(x.number) }}">{{ p.change_mark }}{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td class="c-author" data-label="Author">{{ x.author }}</td><td class="num c-opened" data-label="Opened">{{ x.created_at|day }}</td>
-{% set w = response_words(x.outcome, x.response_kind, x.hours_to_response, 14) %}<td class="c-outcome" data-label="Outcome">{% if undecided %}not judged{% else %}{{ w[0] }}{% endif %}</td><td class="c-response" data-label="First response">{% if undecided and x.response_kind %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% elif undecided %}none{% else %}{{ w[1] }}{% endif %}</td><td class="c-by" data-label="By">{{ x.response_actor or '' }}</td></tr>
+{% set w = response_words(x.outcome, x.response_kind, x.hours_to_response, 14) %}<td class="c-outcome" data-label="Outcome">{% if undecided %}not judged{% else %}{{ w[0] }}{% endif %}</td><td class="c-response" data-label="First response">{% if undecided and x.response_kind %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% elif undecided %}none{% else %}{{ w[1] }}{% endif %}</td><td class="c-by" data-label="By">{{ actor_words(x.response_actor) }}</td></tr>
 {% endfor %}
 """
 
@@ -28,7 +29,7 @@ rows = st.lists(st.fixed_dictionaries({
     "created_at": st.one_of(st.none(), st.datetimes(datetime(2020, 1, 1), datetime(2030, 1, 1))),
     "response_kind": st.one_of(st.none(), st.sampled_from(["comment", "review", "merge"]), text),
     "hours_to_response": st.one_of(st.none(), st.floats(0, 10_000)),
-    "response_actor": st.one_of(st.none(), text),
+    "response_actor": st.one_of(st.none(), text, st.just("github-merge-queue[bot]")),
 }), max_size=6)
 
 
@@ -38,7 +39,8 @@ def test_the_same_bytes_as_the_template_loop(outside: list[dict[str, Any]], unde
     """Each PR linked where its forge keeps it (GitHub's /pull/N, GitLab's /-/merge_requests/N as !N)."""
     env = environment()
     p = Project(repo=f"{where[0]}/{name}", row={"forge": where[1]})
-    expected = env.from_string(LOOP).render(outside=outside, p=p, undecided=undecided, response_words=response_words)
+    expected = env.from_string(LOOP).render(outside=outside, p=p, undecided=undecided, response_words=response_words,
+                                           actor_words=words.actor_words)
     assert str(evidence_rows(outside, p, undecided)) == expected
 
 

@@ -30,7 +30,7 @@ def test_any_history_draws_a_point_per_snapshot_and_escapes_the_name(history: li
     svg = ET.fromstring(history_svg(f"o/{name}", history, AS_OF))  # well-formed, whatever the name holds
     dots = svg.findall(f"{SVG}circle")
     assert len(dots) == len(history) + sum(r["median_hours"] is not None for r in history)
-    assert all(0 <= float(d.get("cx")) <= 520 and 0 <= float(d.get("cy")) <= float(svg.get("height")) for d in dots)
+    assert all(0 <= float(d.get("cx")) <= 356 and 0 <= float(d.get("cy")) <= float(svg.get("height")) for d in dots)
     shown = xml_text(name).replace("\r\n", "\n").replace("\r", "\n")  # as any XML reader ends lines
     assert svg.find(f"{SVG}title").text.startswith(f"o/{shown}:")
 
@@ -74,5 +74,5 @@ def test_the_chart_shows_on_a_phone_and_its_page_reads_without_it(browser: Any, 
 
 def test_the_chart_follows_the_configured_response_window() -> None:
     row = [{"as_of": AS_OF, "outside_prs": 4, "answered": 3, "median_hours": 2.0}]
-    assert "Answered within 7 days" in history_svg("o/n", row, AS_OF, 7) and "7.0 days" in history_svg("o/n", row, AS_OF, 7)
+    assert "Answered within 7 days" in history_svg("o/n", row, AS_OF, 7) and "7 days" in history_svg("o/n", row, AS_OF, 7)
     assert "Answered within 14 days" in history_svg("o/n", row, AS_OF)

@@ -21,7 +21,9 @@ from markupsafe import escape
 from porchlamp.publish.data import HISTORY_DAYS, slug
 from porchlamp.publish import words
 
-W, H, PAD, GAP = 520, 96, 56, 30  # a panel per figure, stacked: share above, median below
+# A panel per figure, stacked: share above, median below. Drawn as wide as a phone shows it (a
+# 390 px screen has 358 px for it), so its 12 px text is never scaled below 11 px on screen.
+W, H, PAD, GAP = 356, 96, 52, 30
 
 
 def history_href(repo: str) -> str:
@@ -37,7 +39,7 @@ def _x(day: date, as_of: date) -> float:
 def _panel(top: float, label: str, ticks: list[tuple[float, str]], points: list[tuple[float, float | None]]) -> list[str]:
     """One panel: its frame, labelled ticks (share of height, text), and the line with a dot per point;
     a point with no value (no median) breaks the line and is marked on the axis instead."""
-    out = [f'<text x="{PAD}" y="{top - 8}" class="label">{escape(label)}</text>',
+    out = [f'<text x="4" y="{top - 8}" class="label">{escape(label)}</text>',
            f'<line x1="{PAD}" y1="{top + H}" x2="{W - 10}" y2="{top + H}" class="axis"/>']
     for frac, text in ticks:
         y = top + H * (1 - frac)
@@ -68,17 +70,17 @@ def history_svg(repo: str, rows: list[dict[str, Any]], as_of: date, response_day
     cap = math.log1p(response_days * 24)
     median = [(_x(r["as_of"], as_of), None if r["median_hours"] is None else min(1.0, math.log1p(r["median_hours"]) / cap))
               for r in rows]
-    hour_ticks = [(math.log1p(h) / cap, words.hours(h)) for h in (1, 24, response_days * 24)]
+    hour_ticks = [(math.log1p(h) / cap, text) for h, text in ((1, "1 h"), (24, "1 day"), (response_days * 24, f"{response_days} days"))]
     first = as_of - timedelta(days=HISTORY_DAYS)
     title = f"{repo}: answered share and median first response, last {HISTORY_DAYS} days"
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {height}" width="{W}" height="{height}" role="img" '
              f'aria-labelledby="t">',
              f"<title id=\"t\">{escape(words.xml_text(title))}</title>",
-             "<style>.label{font:600 12px sans-serif;fill:#1f1d1a}.tick,.date{font:11px sans-serif;fill:#5f5a52}"
+             "<style>.label{font:600 12px sans-serif;fill:#1f1d1a}.tick,.date{font:12px sans-serif;fill:#5f5a52}"
              ".tick{text-anchor:end}.axis{stroke:#5f5a52}.grid{stroke:#e6dfd2}.line{fill:none;stroke:#8a4b00;stroke-width:2}"
              ".dot{fill:#8a4b00}.none{font:12px sans-serif;fill:#a12f2f;text-anchor:middle}</style>"]
-    parts += _panel(top1, f"Answered within {response_days} days, of all judged outside PRs", [(0, "0%"), (0.5, "50%"), (1, "100%")], share)
-    parts += _panel(top2, "Median first response (– : fewer than half answered)", hour_ticks, median)
+    parts += _panel(top1, f"Answered within {response_days} days (share)", [(0, "0%"), (0.5, "50%"), (1, "100%")], share)
+    parts += _panel(top2, "Median first response (–: under half answered)", hour_ticks, median)
     parts.append(f'<text x="{PAD}" y="{height - 6}" class="date">{first:%Y-%m-%d}</text>'
                  f'<text x="{W - 10}" y="{height - 6}" class="date" text-anchor="end">{as_of:%Y-%m-%d}</text>')
     parts.append("</svg>")

@@ -37,7 +37,7 @@ from porchlamp.evaluate import components as components_mod
 from porchlamp.forks import cores
 from porchlamp.laps import Laps
 from porchlamp.publish import api, generations, place, reuse
-from porchlamp.publish.charts import report_charts
+from porchlamp.publish.charts import NARROW_MEDIA, report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
 from porchlamp.publish.feed import atom_feed
@@ -183,7 +183,7 @@ def evidence_rows(outside: list[dict[str, Any]], p: Project, undecided: bool, da
             f'<td class="title">{e(do_truncate(_PLAIN, x["title"], 120))}</td><td class="c-author" data-label="Author">{e(x["author"])}</td>'
             f'<td class="num c-opened" data-label="Opened">{e(created.strftime("%Y-%m-%d") if created else "–")}</td>\n'
             f'<td class="c-outcome" data-label="Outcome">{judged}</td><td class="c-response" data-label="First response">{answer}</td>'
-            f'<td class="c-by" data-label="By">{e(x["response_actor"] or "")}</td></tr>\n')
+            f'<td class="c-by" data-label="By">{e(words.actor_words(x["response_actor"]))}</td></tr>\n')
     return Markup("".join(out))
 
 
@@ -301,7 +301,7 @@ class _Writer:
         self.pages = 0
 
     def render(self, rel: str, template: str, **ctx: Any) -> str:
-        return self.env.get_template(template).render(**self.common, root="../" * rel.count("/"), **ctx)
+        return self.env.get_template(template).render(**self.common, root="../" * rel.count("/"), page_rel=rel, **ctx)
 
     def page(self, rel: str, template: str, **ctx: Any) -> int:
         """The page written at `rel`; returns its bytes."""
@@ -329,7 +329,7 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     present = {f or "github" for f in pc.unique(ranked_default.values("forge")).to_pylist()}
     ranked_forges = [(f, forges.FORGE_NAMES.get(f, f)) for f in forges.FORGES if f in present]
     common = {**_project_common(site), "as_of": site.as_of, "page_as_of": site.as_of, "report": site.report,
-              "ecosystems": ecosystems, "languages": languages, "ranked_forges": ranked_forges}
+              "ecosystems": ecosystems, "languages": languages, "ranked_forges": ranked_forges, "site_url": site_url}
     profiles = common["profiles"]
     w = _Writer(out, env, common)
     # Each listing is a view of the listing file in its order: a page makes only its own rows.
@@ -365,7 +365,7 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
     feed_ecos = write_feeds(site, out, site_url)
     w.page("changes.html", "changes.html", changes=site.changes, change_kinds=KINDS, change_titles=KIND_TITLES,
            change_limit=CHANGE_LIMIT, feed_ecosystems=feed_ecos)
-    w.page("report.html", "report.html", sums=report_sums(site.report))
+    w.page("report.html", "report.html", sums=report_sums(site.report), narrow_media=NARROW_MEDIA)
     w.page("method.html", "method.html", transforms=(components_mod.__doc__ or "").strip())
     w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION, rank_part_rows=api.RANK_PART_ROWS, schemas=api.schema_names())
     static = resources.files("porchlamp.publish").joinpath("static")
@@ -647,6 +647,12 @@ def _tree_bytes(root: str | Path, skip: Collection[str] = ()) -> int:
     return total
 
 
+def site_address(url: str) -> str:
+    """The site's address as pages join it to a path: ending in a slash, or empty when there is none."""
+    url = url.strip()
+    return url + ("/" if url and not url.endswith("/") else "")
+
+
 def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
             progress: Callable[[int], None] | None = None, full: bool = False, workers: int | None = None,
             cluster: str | None = None) -> PublishSummary:
@@ -656,7 +662,9 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     (`full`: written all the same, to the same bytes). Projects are written on `workers` processes
     (default: one per core this process may run on) when there are enough of them, or on the
     workers of the Dask scheduler at `cluster`: they must read and write `out`'s folder and read the
-    snapshot's detail files (`load_site_data`'s `beside`), as on a shared file system."""
+    snapshot's detail files (`load_site_data`'s `beside`), as on a shared file system. `site_url`
+    (else the settings' `[site] url`) makes badge snippets, feed and canonical links absolute."""
+    site_url = site_address(site_url or site.settings.site.url)
     runner = None
     if cluster:
         from porchlamp.cluster import DaskRunner

@@ -117,8 +117,8 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
             out.append(f"{_pct(i['answered_share'])} answered within 14 days")
         if "outside_prs" in i and i.get("outside_prs"):
             med, p90 = i.get("median_hours_to_first_response"), i.get("p90_hours_to_first_response")
-            out.append(f"half answered within {hours(med)}" if med is not None else "fewer than half answered: no median time")
-            out.append(f"9 in 10 answered within {hours(p90)}" if p90 is not None else "fewer than 9 in 10 answered: no 90% time")
+            out.append(f"half answered within {hours(med)}" if med is not None else "fewer than half answered in time, so no typical wait")
+            out.append(f"9 in 10 answered within {hours(p90)}" if p90 is not None else "fewer than 9 in 10 answered in time")
         if "decided_share" in i:
             out.append(f"{_pct(i['decided_share'])} merged or closed within 30 days")
     elif component == "accessibility":
@@ -173,6 +173,19 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
     return out
 
 
+# Accounts that act for a maintainer, named as a contributor knows them: a PR GitHub's merge queue
+# merges was queued by someone with write access ("Merging a pull request with a merge queue",
+# docs.github.com: the queue's commits are made by github-merge-queue[bot]).
+ACTING_FOR = {"github-merge-queue": "GitHub's merge queue, for a maintainer"}
+
+
+def actor_words(login: str | None) -> str:
+    """Who answered, as the evidence table names them: a login, or what an automation account does."""
+    if not login:
+        return ""
+    return ACTING_FOR.get(login.removesuffix("[bot]"), login)
+
+
 def delta_words(delta: int | None) -> str:
     if not delta:
         return "same place as in the default ranking"
@@ -211,8 +224,10 @@ def goal_words(weights: Mapping[str, float], default: Mapping[str, float]) -> st
 def _points(pull: float) -> str:
     """A component's pull on a project's score in a goal, against its pull on the average project's."""
     if abs(pull) < 0.05:
-        return "moves it as much as the average project"
-    return f"{'lifts' if pull > 0 else 'lowers'} its score {points(pull)} points more than the average project's"
+        return "it moves this project as much as most others"
+    if pull > 0:
+        return f"a strength of this project, it gains {points(pull)} points on most others"
+    return f"a weak spot of this project, it loses {points(pull)} points to most others"
 
 
 def explain_words(explain: list[dict[str, Any]], weights: Mapping[str, float], default: Mapping[str, float]) -> list[str]:

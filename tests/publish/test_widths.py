@@ -1,0 +1,104 @@
+"""Every page type at a phone's 390 px, a tablet's 768 px and a desktop's 1280 px, in Chromium, over
+a published 300-project site: nothing runs off the screen or is clipped, every table fits or is
+shown as cards, and chart text is at least 11 px on screen (issue: every width)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+WIDTHS = (390, 768, 1280)
+MIN_CHART_PX = 11
+
+# What overflows on the page as drawn: the page itself, tables wider than their container, elements
+# past the screen's edge, and elements whose content is cut off by their own overflow.
+OVERFLOWS = """() => {
+  const out = [], vw = document.documentElement.clientWidth, name = el => el.tagName.toLowerCase() +
+    (el.id ? '#' + el.id : '') + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ')[0] : '');
+  if (document.documentElement.scrollWidth > vw + 1) out.push('the page scrolls sideways by ' + (document.documentElement.scrollWidth - vw));
+  for (const t of document.querySelectorAll('table')) {
+    const over = t.getBoundingClientRect().width - t.parentElement.clientWidth;
+    if (over > 1) out.push(name(t) + ' is ' + Math.round(over) + ' px wider than its container');
+  }
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (!r.width || getComputedStyle(el).visibility === 'hidden' || el.closest('.skip')) continue;
+    if (r.right > vw + 1) out.push(name(el) + ' runs ' + Math.round(r.right - vw) + ' px off the screen');
+    const cs = getComputedStyle(el);
+    if (['hidden', 'clip', 'auto', 'scroll'].includes(cs.overflowX) && el.scrollWidth > el.clientWidth + 1)
+      out.push(name(el) + ' cuts off ' + (el.scrollWidth - el.clientWidth) + ' px of its content');
+  }
+  return Array.from(new Set(out));
+}"""
+
+# Each chart as shown: the drawing the browser chose, its drawn and shown widths, and its smallest text.
+CHARTS = """async () => {
+  const out = [];
+  for (const img of document.querySelectorAll('figure img')) {
+    const svg = await (await fetch(img.currentSrc)).text();
+    const sizes = [...svg.matchAll(/font-size="(\\d+(?:\\.\\d+)?)px"|font:(?:\\d+ )?(\\d+(?:\\.\\d+)?)px/g)].map(m => +(m[1] || m[2]));
+    out.push({src: img.currentSrc, shown: img.getBoundingClientRect().width, drawn: img.naturalWidth, smallest: Math.min(...sizes)});
+  }
+  return out;
+}"""
+
+
+def _pages(site: Path, report: dict[str, Any]) -> list[str]:
+    """A page of every type: every list and ranking page as served, and project pages of every status,
+    with the longest names and titles, and history pages."""
+    fixed = ["index.html", "not-ranked.html", "report.html", "method.html", "all/a.html", "start.html", "changes.html", "data.html"]
+    rankings = sorted(p.relative_to(site).as_posix() for p in (site / "rankings").rglob("*.html"))
+    projects: list[str] = []
+    for status in sorted({p["status"] for p in report["projects"]}):
+        projects += [f"projects/{p['repo']}.html" for p in report["projects"] if p["status"] == status][:3]
+    longest = sorted((p.relative_to(site).as_posix() for p in (site / "projects").rglob("*.html")),
+                     key=lambda rel: -max((len(t) for t in re.findall(r'<td class="title">([^<]*)', (site / rel).read_text(encoding="utf-8"))),
+                                          default=0))
+    projects += longest[:6]
+    histories = sorted(p.relative_to(site).as_posix() for p in (site / "history").rglob("*.html"))[:2]
+    return fixed + rankings + sorted(set(projects)) + histories
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_nothing_is_cut_off_or_runs_off_the_screen(browser: Any, server: Any, published: tuple[Path, dict[str, Any]], width: int) -> None:
+    site, report = published
+    pages = _pages(site, report)
+    assert len(pages) > 60
+    ctx = browser.new_context(viewport={"width": width, "height": 900})
+    page = ctx.new_page()
+    faults = []
+    for rel in pages:
+        page.goto(server.url + rel)
+        faults += [f"{rel}: {f}" for f in page.evaluate(OVERFLOWS)]
+    # Every goal's ranking as the script draws it, in the widest order (by name, all ecosystems).
+    goals = json.loads((site / "data" / "v1" / "rankings" / "parts.json").read_text())["profiles"]
+    for goal in goals:
+        page.goto(server.url + f"index.html#goal={goal}&sort=repo&dir=desc")
+        page.wait_for_selector("html[data-ready='1']", timeout=15_000)
+        page.wait_for_function("location.hash.includes('sort=repo') && document.querySelectorAll('#rankings tbody tr').length > 0")
+        faults += [f"{goal} redrawn: {f}" for f in page.evaluate(OVERFLOWS)]
+    ctx.close()
+    assert faults == []
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_chart_text_is_legible_on_screen(browser: Any, server: Any, published: tuple[Path, dict[str, Any]], width: int) -> None:
+    site, report = published
+    ctx = browser.new_context(viewport={"width": width, "height": 900})
+    page = ctx.new_page()
+    charts: list[dict[str, Any]] = []
+    ranked = next(p["repo"] for p in report["projects"] if p["status"] == "ranked")
+    history = sorted(p.relative_to(site).as_posix() for p in (site / "history").rglob("*.html"))[0]
+    for rel in ("report.html", f"projects/{ranked}.html", history):
+        page.goto(server.url + rel)
+        page.wait_for_function("Array.from(document.querySelectorAll('figure img')).every(i => i.complete && i.naturalWidth > 0)")
+        charts += page.evaluate(CHARTS)
+    ctx.close()
+    assert len(charts) == 7
+    small = [c for c in charts if c["smallest"] * c["shown"] / c["drawn"] < MIN_CHART_PX]
+    assert small == []
+    assert all(("-narrow.svg" in c["src"]) == (width < 704) for c in charts if "/charts/" in c["src"])
