@@ -7,8 +7,10 @@ import pytest
 from helpers import own_verdict
 
 from porchlamp.config import Settings
+from porchlamp.demo import DEMO_HOSTS
 from porchlamp.publish import load_site_data, publish
 from porchlamp.publish.serve import SiteServer
+from porchlamp.sample import generate_world, load_world
 from porchlamp.snapshot import evaluate_store, report_from_store
 from porchlamp.store import Store
 
@@ -62,6 +64,29 @@ def published(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
         site = load_site_data(s)
     publish(site, tmp / "site")
     return tmp / "site", {**report, "planted_changes": planted}
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The site `make demo` publishes: its world (300 repositories, seed 1, a share on gitlab.com and on
+    a self-hosted GitLab), loaded rather than collected over HTTP (the same rows: tests/collect),
+    judged with the self-hosted host named, and published."""
+    tmp = tmp_path_factory.mktemp("demo")
+    world = generate_world(tmp / "world", repos=300, seed=1, hosts=DEMO_HOSTS).path
+    settings = Settings(hosts={h: {"forge": "gitlab"} for h in DEMO_HOSTS if h != "gitlab.com"})
+    with Store(tmp / "s.duckdb") as s:
+        load_world(world, s)
+        evaluate_store(s, None, settings)
+        report = report_from_store(s)
+        site = load_site_data(s)
+    publish(site, tmp / "site")
+    return tmp / "site", report
+
+
+@pytest.fixture(scope="session")
+def demo_server(demo_site: tuple[Path, dict[str, Any]]) -> Iterator[SiteServer]:
+    with SiteServer(demo_site[0], port=0) as s:
+        yield s
 
 
 @pytest.fixture(scope="session")

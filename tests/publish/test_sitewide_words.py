@@ -1,4 +1,4 @@
-"""Every page of a published 300-project site, read as a reader reads it: each count agrees with its
+"""Every page of the demo's site (300 projects on GitHub and two GitLab hosts), read as a reader reads it: each count agrees with its
 noun, a project's figures read the same in every place they appear (ranking row, verdict, "What was
 measured", every goal, badge, Shields label, record), and a PR's outcome never contradicts its first
 response (issue: every number and sentence on the site says one thing)."""
@@ -25,8 +25,8 @@ def _pages(site: Path) -> list[Path]:
     return sorted(site.rglob("*.html"))
 
 
-def test_no_page_says_one_with_a_plural_or_many_with_a_singular(published: tuple[Path, dict[str, Any]]) -> None:
-    site, _ = published
+def test_no_page_says_one_with_a_plural_or_many_with_a_singular(demo_site: tuple[Path, dict[str, Any]]) -> None:
+    site, _ = demo_site
     pages = _pages(site)
     faults = [f"{p.relative_to(site)}: {f}" for p in pages for f in plural_faults(text_runs(p.read_text(encoding="utf-8")))]
     assert len(pages) > 600
@@ -57,17 +57,19 @@ def _one(pattern: str, text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def test_a_projects_figures_read_the_same_everywhere(published: tuple[Path, dict[str, Any]]) -> None:
-    site, report = published
+def test_a_projects_figures_read_the_same_everywhere(demo_site: tuple[Path, dict[str, Any]]) -> None:
+    site, report = demo_site
     rows = _ranking_rows(site)
     ranked = [p for p in report["projects"] if p["status"] == "ranked"]
     assert len(rows) == len(ranked) > 80
     compared = medians = 0
+    forges: set[str] = set()
     for rel, (score, answered, median) in rows.items():
         page = " ".join(text_runs((site / "projects" / rel).read_text(encoding="utf-8")))
         record = json.loads((site / "data" / "v1" / "projects" / rel.replace(".html", ".json")).read_text())
         shields = json.loads((site / "data" / "v1" / "shields" / rel.replace(".html", ".json")).read_text())
         badge = (site / "badges" / rel.replace(".html", ".svg")).read_text()
+        forges.add(record["forge"])
         default = record["profiles"]["default"]
         where = {
             "ranking row": score,
@@ -87,12 +89,12 @@ def test_a_projects_figures_read_the_same_everywhere(published: tuple[Path, dict
             assert median == verdict_median == measured_median, (rel, median, verdict_median, measured_median)
             medians += 1
         compared += 1
-    assert compared == len(rows) and medians > 50
+    assert compared == len(rows) and medians > 50 and forges == {"github", "gitlab"}
 
 
-def test_outcome_and_first_response_tell_one_story(published: tuple[Path, dict[str, Any]]) -> None:
+def test_outcome_and_first_response_tell_one_story(demo_site: tuple[Path, dict[str, Any]]) -> None:
     """No row says "no response" beside a response, and "14.0 days" only ever reads as in time."""
-    site, _ = published
+    site, _ = demo_site
     rows = late = 0
     cell = re.compile(r'<td class="c-outcome" data-label="Outcome">([^<]*)</td><td class="c-response" data-label="First response">([^<]*)</td>')
     for page in sorted((site / "projects").rglob("*.html")):
@@ -115,26 +117,38 @@ def _hours(words: str) -> float:
     return float(n) * {"min": 1 / 60, "h": 1.0, "days": 24.0}[unit]
 
 
-def test_every_goals_redrawn_view_agrees_in_number_and_sorts_on_the_exact_median(browser: Any, server: Any,
-                                                                                 published: tuple[Path, dict[str, Any]]) -> None:
+def test_every_goals_redrawn_view_agrees_in_number_and_sorts_on_the_exact_median(browser: Any, demo_server: Any,
+                                                                                 demo_site: tuple[Path, dict[str, Any]]) -> None:
     """The tables the script draws, for every goal and sorted by median first response: no count
     disagrees with its noun, and the medians ascend as read ("50 min" before "51 min")."""
-    site, _ = published
+    site, _ = demo_site
     goals = json.loads((site / "data" / "v1" / "rankings" / "parts.json").read_text())["profiles"]
     assert len(goals) >= 5
     ctx = browser.new_context(viewport={"width": 1280, "height": 1000})
     faults: list[str] = []
     for goal in goals:
         page = ctx.new_page()
-        page.goto(server.url + f"#goal={goal}&sort=median_hours&dir=asc")
+        page.goto(demo_server.url + f"#goal={goal}&sort=median_hours&dir=asc")
         page.wait_for_selector("html[data-ready='1']", timeout=15_000)
         until(page, "location.hash.includes('sort=median_hours')")
-        page.wait_for_function("document.querySelectorAll('#rankings tbody tr').length > 0")
+        until(page, "document.querySelectorAll('#rankings tbody tr').length > 0")
         faults += [f"{goal}: {f}" for f in plural_faults(page.inner_text("body").split("\n"))]
         medians = [m for m in page.eval_on_selector_all("#rankings tbody td.c-median", "tds => tds.map(t => t.textContent.trim())")
                    if m != "none"]
         hours = [_hours(m) for m in medians]
         assert len(hours) > 20 and hours == sorted(hours), (goal, medians)
         page.close()
+    # A search the script answers with one ranked project, then with none and one not ranked.
+    _, report = demo_site
+    alone = [p for p in report["projects"] if not any(p["repo"] in q["repo"] for q in report["projects"] if q is not p)]
+    ranked = next(p["repo"] for p in alone if p["status"] == "ranked")
+    hole = next(p["repo"] for p in alone if p["status"] == "black_hole")
+    page = ctx.new_page()
+    page.goto(demo_server.url)
+    page.wait_for_selector("html[data-ready='1']", timeout=15_000)
+    for query, shown in ((ranked, "1 ranked project and 0 not ranked match"), (hole, "0 ranked projects and 1 not ranked match")):
+        page.fill("#search", query)
+        until(page, f"document.querySelector('#count').textContent.includes({json.dumps(shown)})")
+        faults += [f"search {query}: {f}" for f in plural_faults(page.inner_text("body").split("\n"))]
     ctx.close()
     assert faults == []

@@ -273,7 +273,7 @@
       (state.lang ? ", " + state.lang : "") + (forge ? ", on " + forge : "") + ": " + total + " project" + (total === 1 ? "" : "s") +
       (pages > 1 ? ", page " + state.page + " of " + pages : "");
     table.setAttribute("data-profile", state.profile);
-    $("count").textContent = total + " ranked project" + (total === 1 ? "" : "s") + (state.q ? " match “" + state.q + "”" : "") +
+    $("count").textContent = total + " ranked project" + (total === 1 ? "" : "s") + (state.q ? (total === 1 ? " matches “" : " match “") + state.q + "”" : "") +
       (pages > 1 ? "; page " + state.page + " of " + pages : "");
     pager(pages);
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
