@@ -106,3 +106,21 @@ def test_chart_text_is_legible_on_screen(browser: Any, demo_server: Any, demo_si
     small = [c for c in charts if c["smallest"] * c["shown"] / c["drawn"] < MIN_CHART_PX]
     assert small == []
     assert all(("-narrow.svg" in c["src"]) == (width < 704) for c in charts if "/charts/" in c["src"])
+
+
+def test_where_the_table_is_cards_a_menu_sorts_it(browser: Any, demo_server: Any) -> None:
+    """At 768 px the rankings are cards, their headings hidden: the Sort menu orders them instead."""
+    ctx = browser.new_context(viewport={"width": 768, "height": 900})
+    page = ctx.new_page()
+    page.goto(demo_server.url)
+    page.wait_for_selector("html[data-ready='1']", timeout=15_000)
+    assert not page.locator("#rankings thead").is_visible() and page.locator("#sort").is_visible()
+    page.select_option("#sort", "stars")
+    until(page, "location.hash.includes('sort=stars')")
+    until(page, "document.querySelector('#sort').value === 'stars'")
+    stars = [int(s.replace(",", "")) for s in page.eval_on_selector_all("#rankings tbody td.c-stars", "t => t.map(x => x.textContent)")]
+    assert len(stars) > 20 and stars == sorted(stars, reverse=True)
+    page.go_back()
+    until(page, "!location.hash.includes('sort=stars')")
+    assert page.input_value("#sort") == "rank"
+    ctx.close()

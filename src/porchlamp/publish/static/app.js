@@ -102,6 +102,7 @@
     $("ecosystem").value = state.eco;
     $("language").value = state.lang;
     if ($("forge")) { $("forge").value = state.forge; }
+    $("sort").value = state.key;
     if ($("search").value !== state.q) { $("search").value = state.q; }
   }
 
@@ -356,6 +357,20 @@
     }
     $("search").addEventListener("input", function (e) { state.q = e.target.value.slice(0, 100); state.page = 1; remember(false); show(); });
     form.addEventListener("submit", function (e) { e.preventDefault(); });
+    // The columns' order as a menu too: where the table is shown as cards its headings are hidden.
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+      var o = document.createElement("option");
+      o.value = th.getAttribute("data-key");
+      o.textContent = th.textContent;
+      $("sort").appendChild(o);
+    });
+    $("sort").addEventListener("change", function (e) {
+      state.key = e.target.value;
+      state.dir = ASCENDING[state.key] ? 1 : -1;
+      state.page = 1;
+      remember(true);
+      show();
+    });
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
       var key = th.getAttribute("data-key");
       var btn = document.createElement("button");
