@@ -26,9 +26,11 @@ def test_ranked_projects_never_say_not_judged_and_others_show_no_score(published
         if p["status"] == "ranked":
             assert "not judged" not in text.split("Pull requests opened here")[0], p["repo"]
             assert re.search(r"score [\d.]+, rank \d+", text), p["repo"]
+            assert "| Component | Score | What it measured |" in text, p["repo"]
         else:
             assert not re.search(r"\| (A|B|C|D|B \(capped\)) \| ", text), p["repo"]  # no tier cell
             assert "Score, tier and rank for each goal" not in text, p["repo"]
+            assert "Each component, 0 to 100" not in text and "| Component | Score |" not in text, p["repo"]
             if p["status"] == "unrated":
                 assert "Not scored, in any goal: Unrated" in text, p["repo"]
     assert by_status["ranked"] > 80 and by_status["unrated"] > 5
