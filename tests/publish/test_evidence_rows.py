@@ -16,7 +16,7 @@ from porchlamp.publish.site import OUTCOME_WORDS, environment, escape_text, evid
 
 LOOP = """{% for x in outside %}
 <tr class="outcome-{{ x.outcome }}"><td class="c-pr"><a href="{{ p.change_url(x.number) }}">{{ p.change_mark }}{{ x.number }}</a></td><td class="title">{{ x.title|truncate(120) }}</td><td class="c-author" data-label="Author">{{ x.author }}</td><td class="num c-opened" data-label="Opened">{{ x.created_at|day }}</td>
-{% set w = response_words(x.outcome, x.response_kind, x.hours_to_response, 14) %}<td class="c-outcome" data-label="Outcome">{% if undecided %}not judged{% else %}{{ w[0] }}{% endif %}</td><td class="c-response" data-label="First response">{% if undecided and x.response_kind %}{{ x.response_kind }} after {{ x.hours_to_response|hours }}{% elif undecided %}none{% else %}{{ w[1] }}{% endif %}</td><td class="c-by" data-label="By">{{ actor_words(x.response_actor) }}</td></tr>
+{% set w = response_words(x.outcome, x.response_kind, x.hours_to_response, 14, not undecided) %}<td class="c-outcome" data-label="Outcome">{{ w[0] }}</td><td class="c-response" data-label="First response">{{ w[1] }}</td><td class="c-by" data-label="By">{{ actor_words(x.response_actor) }}</td></tr>
 {% endfor %}
 """
 

@@ -11,10 +11,11 @@ from typing import Any
 
 from sitetext import text_runs
 
+from porchlamp.publish.site import repo_href
+
 
 def _page(site: Path, repo: str) -> str:
-    owner, name = repo.split("/", 1)
-    return " | ".join(text_runs((site / "projects" / owner / f"{name}.html").read_text(encoding="utf-8")))
+    return " | ".join(text_runs((site / repo_href(repo)).read_text(encoding="utf-8")))
 
 
 def test_ranked_projects_never_say_not_judged_and_others_show_no_score(published: tuple[Path, dict[str, Any]]) -> None:

@@ -106,7 +106,7 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
     extra = dict(components=comps, judged=judged, borderline=borderline, fork_note=fork_note)
     if n < settings.unrated.min_outside_prs:
         return RepoResult(status="unrated", kind="too_few_prs", gates=tuple(done),
-                          reason=f"unrated: {g.plural(n, f'outside {pr}')} to judge, fewer than the {settings.unrated.min_outside_prs} a fair score needs",
+                          reason=f"unrated: {figures.count(n, f'outside {pr}')} to judge, fewer than the {settings.unrated.min_outside_prs} a fair score needs",
                           **base, **extra)
     cov = profile_score(scores_of(comps), "default", settings).coverage
     if cov < settings.unrated.min_coverage:

@@ -183,7 +183,7 @@ def gate_activity(sample: Commits, window_days: int, pushed_at: datetime | None 
     if sample.read:
         return GateResult("activity", False, "stale", "bot_commits_only",
                           f"stale: in the {window_days} days measured, only bots committed to the default branch "
-                          f"({plural(sample.read, 'bot commit')}, no person)", ev)
+                          f"({count(sample.read, 'bot commit')}, no person)", ev)
     pushed = f"; the last push GitHub records, to any branch, was on {pushed_at:%Y-%m-%d}" if pushed_at is not None else ""
     return GateResult("activity", False, "stale", "no_commits",
                       f"stale: nobody committed to the default branch in the {window_days} days measured{pushed}", ev)
@@ -234,7 +234,7 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
         ev["quotes"] = [{"source": f"{_numbers(q['prs'], mark, pr)}, {q['by']}", "text": q["text"]} for q in quotes[kind]]
         where = _place(" ".join(q["text"] for q in quotes[kind]), kind, forge)
         ev["quoted_prs"] = sum(len(q["prs"]) for q in quotes[kind])  # the quotes are a sample: the PRs they stand for
-        why = (f"{pointed} of {plural(outside_prs, f'outside {pr}')} "
+        why = (f"{pointed} of {count(outside_prs, f'outside {pr}')} "
                f"{'was' if pointed == 1 else 'were'} pointed there")
     elif docs:
         kind = _top({k: 1 for k, _, _ in docs if k != "other"} or {docs[0][0]: 1})
@@ -281,7 +281,7 @@ def _numbers(prs: list[int], mark: str = "#", noun: str = "PR") -> str:
     """"#3, #7 and 12 more PRs" ("and 1 more PR"); on GitLab "!3, !7 and 12 more MRs"."""
     shown = ", ".join(f"{mark}{n}" for n in prs[:5])
     more = len(prs) - 5
-    return shown + (f" and {plural(more, f'more {noun}')}" if more > 0 else "")
+    return shown + (f" and {count(more, f'more {noun}')}" if more > 0 else "")
 
 
 def _place(text: str, kind: str, forge: str = "github") -> str:
@@ -294,9 +294,6 @@ def _place(text: str, kind: str, forge: str = "github") -> str:
 
 
 # -- 5. black hole -------------------------------------------------------------------------
-
-
-plural = count  # "1 outside PR", "0 outside PRs": the site's one plural rule
 
 
 def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> str:
@@ -335,7 +332,7 @@ def gate_black_hole(figures: Figures, settings: Settings, pr: str = "PR") -> Gat
     }
     if n < bh.min_outside_prs:
         return GateResult("black_hole", True, None, None,
-                          f"few {pr}s: {plural(n, f'outside {pr}')}, fewer than the {bh.min_outside_prs} a black-hole verdict needs, "
+                          f"few {pr}s: {count(n, f'outside {pr}')}, fewer than the {bh.min_outside_prs} a black-hole verdict needs, "
                           "so any score rests on few", ev)
     counts = outcome_counts(answered, silent, unanswered, settings.window.response_days)
     sure = pct(bh.confidence)

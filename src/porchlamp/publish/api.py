@@ -137,7 +137,7 @@ def _index_row(p: Project, profiles: list[str]) -> list[Any]:
     for prof in profiles:
         d = p.profiles.get(prof, {})
         row += [d.get("rank"), _score(d.get("score")), d.get("tier"), d.get("delta")]
-    return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags, words.hours(p.row["median_hours"]), words.trend(p.row["trend"]),
+    return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags, figures.duration(p.row["median_hours"]), words.trend(p.row["trend"]),
                   p.forge]
 
 

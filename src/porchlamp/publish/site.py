@@ -101,9 +101,6 @@ def _show(v: Any) -> str:
     return "–" if v is None else str(v)
 
 
-_thousands = figures.number
-
-
 def _delta(d: int | None) -> str:
     return "–" if d is None else ("0" if d == 0 else f"{d:+d}")
 
@@ -138,16 +135,21 @@ FUNNEL_ROWS = (*words.CHECKS, ("undecided", "Undecided: reviews happen elsewhere
 OUTCOME_WORDS = {"answered": "answered", "closed_silently": "closed without an answer", "unanswered": "no response", None: "–"}
 
 
-def response_words(outcome: str | None, kind: str | None, hours: float | None, days: int) -> tuple[str, str]:
+def response_words(outcome: str | None, kind: str | None, hours: float | None, days: int, judged: bool = True) -> tuple[str, str]:
     """(outcome, first response) of one outside PR, as one account: a reply after the window reads
     "no answer within 14 days" beside "comment after 15.3 days", never "no response" beside a
-    response, and a reply just past the window never reads as its end ("14.0 days" is in time)."""
+    response, and a reply just past the window never reads as its end ("14.0 days" is in time).
+    A PR that was not `judged` (its project reviews elsewhere) has no window to be in or out of."""
+    if not judged:
+        return "not judged", f"{kind} after {figures.duration(hours)}" if kind else "none"
     if not kind:
         return OUTCOME_WORDS[outcome], "none"
     if outcome == "answered":
         return "answered", f"{kind} after {figures.duration(hours)}"
     late = f"{kind} after {figures.late_duration(hours, days)}" if hours is not None else kind
     return ("closed without an answer" if outcome == "closed_silently" else f"no answer within {days} days"), late
+
+
 LETTERS = tuple((c, c.upper()) for c in "abcdefghijklmnopqrstuvwxyz") + (("0-9", "0–9"), ("other", "other"))
 _PLAIN = Environment()  # for `truncate`'s policies, which are the defaults in every environment here
 
@@ -173,11 +175,7 @@ def evidence_rows(outside: list[dict[str, Any]], p: Project, undecided: bool, da
     out = []
     for x in outside:
         created, kind = x["created_at"], x["response_kind"]
-        if undecided:  # no window to be in or out of: the PR was not judged
-            judged, answer = "not judged", f"{kind} after {figures.duration(x['hours_to_response'])}" if kind else "none"
-        else:
-            judged, answer = response_words(x["outcome"], kind, x["hours_to_response"], days)
-        judged, answer = e(judged), e(answer)
+        judged, answer = map(e, response_words(x["outcome"], kind, x["hours_to_response"], days, not undecided))
         out.append(
             f'<tr class="outcome-{e(x["outcome"])}"><td class="c-pr"><a href="{base}{e(x["number"])}">{mark}{e(x["number"])}</a></td>'
             f'<td class="title">{e(do_truncate(_PLAIN, x["title"], 120))}</td><td class="c-author" data-label="Author">{e(x["author"])}</td>'
@@ -212,10 +210,10 @@ def ranking_rows(rows: Sequence[Project], profile: str, root: str) -> Markup:
             f'      <td class="c-score" data-label="Score">{e(figures.score(d["score"]))}</td>\n'
             f'      <td class="c-answered" data-label="Answered">{e(p.answered_of)}</td>\n'
             f'      <td class="c-trend" data-label="30 days">{e(words.trend(r["trend"]))}</td>\n'
-            f'      <td class="c-median" data-label="Median first response">{e(words.hours(r["median_hours"]))}</td>\n'
-            f'      <td class="c-prs" data-label="PRs">{e(_thousands(r["outside_prs"]))}</td>\n'
+            f'      <td class="c-median" data-label="Median first response">{e(figures.duration(r["median_hours"]))}</td>\n'
+            f'      <td class="c-prs" data-label="PRs">{e(figures.number(r["outside_prs"]))}</td>\n'
             f'      <td class="c-eco" data-label="Ecosystem">{e(r["ecosystem"])}</td>\n'
-            f'      <td class="c-stars" data-label="Stars">{e(_thousands(r["stars"]))}</td>\n'
+            f'      <td class="c-stars" data-label="Stars">{e(figures.number(r["stars"]))}</td>\n'
             f'      <td class="c-delta" data-label="Δ rank">{e(_delta(d["delta"]))}</td>\n'
             "    </tr>\n")
     return Markup("".join(out))
@@ -229,7 +227,7 @@ def not_ranked_rows(rows: Sequence[Project], root: str) -> Markup:
         f'    <tr data-status="{e(p.status)}"><td class="c-project">{_project_link(p, root)}</td>'
         f'<td data-label="Status">{e(p.words)}</td>\n'
         f'      <td class="reason" data-label="Reason">{e(p.row["reason"])}</td>'
-        f'<td class="num" data-label="Stars">{e(_thousands(p.row["stars"]))}</td></tr>\n' for p in rows))
+        f'<td class="num" data-label="Stars">{e(figures.number(p.row["stars"]))}</td></tr>\n' for p in rows))
 
 
 def az_rows(rows: Sequence[Project], root: str) -> Markup:
@@ -244,7 +242,7 @@ def az_rows(rows: Sequence[Project], root: str) -> Markup:
             status = e(p.words)
         out.append(f'    <tr><td>{_project_link(p, root)}</td>\n'
                    f'      <td>{status}</td>\n'
-                   f'      <td class="num">{e(_thousands(p.row["stars"]))}</td></tr>\n')
+                   f'      <td class="num">{e(figures.number(p.row["stars"]))}</td></tr>\n')
     return Markup("".join(out))
 
 

@@ -98,10 +98,6 @@ def status_words(status: str, kind: str | None) -> str:
     return f"{head}: {label}" if label else head
 
 
-hours = duration  # the name the templates and pages know it by
-_pct = share
-
-
 def _yes(b: Any) -> str:
     return "yes" if b else "no"
 
@@ -114,22 +110,22 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
         if "outside_prs" in i:
             out.append(f"{count(i['outside_prs'], 'outside PR')} judged")
         if "answered_share" in i:
-            out.append(f"{_pct(i['answered_share'])} answered within 14 days")
+            out.append(f"{share(i['answered_share'])} answered within 14 days")
         if "outside_prs" in i and i.get("outside_prs"):
             med, p90 = i.get("median_hours_to_first_response"), i.get("p90_hours_to_first_response")
-            out.append(f"half answered within {hours(med)}" if med is not None else "fewer than half answered in time, so no typical wait")
-            out.append(f"9 in 10 answered within {hours(p90)}" if p90 is not None else "fewer than 9 in 10 answered in time")
+            out.append(f"half answered within {duration(med)}" if med is not None else "fewer than half answered in time, so no typical wait")
+            out.append(f"9 in 10 answered within {duration(p90)}" if p90 is not None else "fewer than 9 in 10 answered in time")
         if "decided_share" in i:
-            out.append(f"{_pct(i['decided_share'])} merged or closed within 30 days")
+            out.append(f"{share(i['decided_share'])} merged or closed within 30 days")
     elif component == "accessibility":
         if "good_first_issues_open_unassigned" in i:
             out.append(count(i['good_first_issues_open_unassigned'], "open, unassigned good first issue"))
         if "first_timers" in i:
             out.append(f"{count(i['first_timers'], 'first-time contributor')} in the window")
         if i.get("first_timer_merged_share") is not None:
-            out.append(f"{_pct(i['first_timer_merged_share'])} of their first PRs merged")
+            out.append(f"{share(i['first_timer_merged_share'])} of their first PRs merged")
         if i.get("first_timers_came_back_share") is not None:
-            out.append(f"{_pct(i['first_timers_came_back_share'])} came back with another PR")
+            out.append(f"{share(i['first_timers_came_back_share'])} came back with another PR")
     elif component == "governance":
         files = [name for key, name in (("contributing", "contributing guide"), ("code_of_conduct", "code of conduct"),
                                         ("security_policy", "security policy"), ("governance", "governance document"),
@@ -150,15 +146,15 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
         if "merged_prs" in i:
             out.append(count(i['merged_prs'], "merged PR"))
         if i.get("reviewed_share") is not None:
-            out.append(f"{_pct(i['reviewed_share'])} reviewed by someone else before merging")
+            out.append(f"{share(i['reviewed_share'])} reviewed by someone else before merging")
         if "prs_checked_for_ci" in i:
             out.append(f"{count(i['prs_checked_for_ci'], 'recent merged PR')} checked for CI"
-                       + (f": {_pct(i['ci_share'])} ran checks" if i.get("ci_share") is not None else ""))
+                       + (f": {share(i['ci_share'])} ran checks" if i.get("ci_share") is not None else ""))
     elif component == "reach":
         out.append(f"{count(i.get('stars', 0), 'star')}, {count(i.get('forks', 0), 'fork')}")
     elif component == "systems_fit":
         if "systems_language_share" in i:
-            out.append(f"{_pct(i['systems_language_share'])} of its code in systems languages")
+            out.append(f"{share(i['systems_language_share'])} of its code in systems languages")
         if i.get("systems_topics"):
             out.append("topics: " + ", ".join(i["systems_topics"]))
         if i.get("reviews_per_merged_pr") is not None:
@@ -166,10 +162,10 @@ def input_lines(component: str, inputs: Mapping[str, Any]) -> list[str]:
     elif component == "ai_readiness":
         out.append("AI policy: " + (", ".join(i["ai_policy_files"]) if i.get("ai_policy_files") else "none"))
         if i.get("ci_share") is not None:
-            out.append(f"CI on {_pct(i['ci_share'])} of recent merged PRs")
+            out.append(f"CI on {share(i['ci_share'])} of recent merged PRs")
         if "ai_assisted_prs" in i:
             out.append(count(i['ai_assisted_prs'], "AI-assisted outside PR")
-                       + (f", {_pct(i['ai_assisted_answered_share'])} answered" if i.get("ai_assisted_answered_share") is not None else ""))
+                       + (f", {share(i['ai_assisted_answered_share'])} answered" if i.get("ai_assisted_answered_share") is not None else ""))
     return out
 
 
