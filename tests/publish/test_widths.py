@@ -83,7 +83,9 @@ def test_nothing_is_cut_off_or_runs_off_the_screen(browser: Any, demo_server: An
     for goal in goals:
         page.goto(demo_server.url + f"index.html#goal={goal}&sort=repo&dir=desc")
         page.wait_for_selector("html[data-ready='1']", timeout=15_000)
-        until(page, "location.hash.includes('sort=repo') && document.querySelectorAll('#rankings tbody tr').length > 0")
+        # One page moving from goal to goal by its address alone: wait for this goal's table.
+        until(page, f"document.querySelector('#rankings').getAttribute('data-profile') === {json.dumps(goal)} && "
+                    "document.querySelector('#rankings th[data-key=repo]').getAttribute('aria-sort') === 'descending'")
         faults += [f"{goal} redrawn: {f}" for f in page.evaluate(OVERFLOWS)]
     ctx.close()
     assert faults == []
@@ -118,9 +120,11 @@ def test_where_the_table_is_cards_a_menu_sorts_it(browser: Any, demo_server: Any
     page.select_option("#sort", "stars")
     until(page, "location.hash.includes('sort=stars')")
     until(page, "document.querySelector('#sort').value === 'stars'")
+    # The address changes at once; the cards are redrawn once every part has arrived.
+    until(page, "document.querySelector('#rankings th[data-key=stars]').getAttribute('aria-sort') === 'descending'")
     stars = [int(s.replace(",", "")) for s in page.eval_on_selector_all("#rankings tbody td.c-stars", "t => t.map(x => x.textContent)")]
     assert len(stars) > 20 and stars == sorted(stars, reverse=True)
     page.go_back()
     until(page, "!location.hash.includes('sort=stars')")
-    assert page.input_value("#sort") == "rank"
+    until(page, "document.querySelector('#sort').value === 'rank'")
     ctx.close()
