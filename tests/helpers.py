@@ -102,6 +102,7 @@ class Verdict(NamedTuple):
     first_timer: bool | None
     ai_assisted: bool
     redirect: str | None
+    bot_reason: str | None  # why its author was taken for a bot (SPEC 3), for a bot's PR
 
     @property
     def response(self) -> Response | None:

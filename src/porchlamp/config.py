@@ -82,6 +82,8 @@ class TemplateSettings(_Section):
     behaviour_share: float = Field(0.9, gt=0.0, le=1.0, description="share of an account's comments that must be templates to call it a bot")
     own_min_prs: int = Field(3, ge=2, le=1_000_000, description="an account whose comments in one repository are nearly all one text, "
                              "posted on at least this many of its PRs, acts as that repository's bot")
+    author_template_prs: int = Field(3, ge=2, le=1_000_000, description="an account that opens this many PRs with one description "
+                                     "(numbers, versions, links and hashes aside) that no other account uses is a bot for its PRs")
 
 
 class BotSettings(_Section):

@@ -38,7 +38,7 @@ def sql_bots(accounts: list[tuple[str, str, str | None]], rules=RULES) -> dict[t
     conn.execute("CREATE VIEW j_pulls AS SELECT repo_key(repo) AS rk, * FROM pulls")
     conn.execute("CREATE TABLE community (repo VARCHAR, codeowners VARCHAR[])")
     conn.execute("CREATE TABLE commits (repo VARCHAR, author_login VARCHAR, author_type VARCHAR, author_name VARCHAR)")
-    conn.execute("CREATE TABLE j_behaviour (login VARCHAR)")
+    conn.execute("CREATE TABLE j_behaviour (login VARCHAR, why VARCHAR)")
     conn.execute("CREATE TABLE j_found (fp BIGINT)")
     conn.execute("CREATE TABLE j_sightings (rk UBIGINT, number INTEGER, in_window BOOLEAN, node_id VARCHAR, ts TIMESTAMP, login VARCHAR, "
                  "by_author BOOLEAN, fp BIGINT, own_fp BIGINT, curated BOOLEAN, redirect BOOLEAN)")

@@ -116,8 +116,8 @@ def test_every_pr_case_is_planted(world300: Path) -> None:
         "answered_comment", "answered_review", "answered_merge", "answered_merge_queue", "answered_exact",
         "answered_after_bot", "silent_close", "nothing", "bot_only", "bot_text_person", "author_only", "drive_by",
         "label_only", "day15", "author_closed_late", "bot_closed", "bridge_gerrit", "bridge_mailing_list",
-        "bridge_repo_lockdown", "bot_type_bot", "bot_known_user", "bot_pattern_user", "maintainer",
-        "maintainer_private", "maintainer_codeowner", "maintainer_merged_by_private", "brand_new_account", "draft",
+        "bridge_repo_lockdown", "bot_type_bot", "bot_known_user", "bot_pattern_user", "bot_pr_template", "bot_repeated_text",
+        "maintainer", "maintainer_private", "maintainer_codeowner", "maintainer_merged_by_private", "brand_new_account", "draft",
         "self_closed", "too_young", "deleted_author", "mannequin", "before_window",
     }
     assert expected <= set(cases), expected - set(cases)

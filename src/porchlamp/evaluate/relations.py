@@ -126,7 +126,8 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
         "brand_new_days": w.brand_new_account_days, "min_chars": t.min_chars, "min_words": t.min_words,
         "min_prs": t.min_prs, "min_repos": t.min_repos, "automated_minutes": t.automated_minutes,
         "automated_share": float(t.automated_share), "behaviour_min_comments": t.behaviour_min_comments,
-        "behaviour_share": float(t.behaviour_share), "own_min_prs": t.own_min_prs, "commit_sample": w.commit_sample,
+        "behaviour_share": float(t.behaviour_share), "own_min_prs": t.own_min_prs, "author_template_prs": t.author_template_prs,
+        "commit_sample": w.commit_sample,
         "ci_sample": settings.components.ci_sample,
     }
     for name, value in values.items():
@@ -138,7 +139,7 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
     rule_tables(conn, rules)
 
 
-TemplateIndex = tuple[pa.Table, pa.Table]  # (j_found, j_behaviour)
+TemplateIndex = tuple[pa.Table, pa.Table, pa.Table]  # (j_found, j_behaviour, j_repeat_authors)
 
 
 class KeyClash(PorchlampError):
@@ -152,7 +153,7 @@ def template_index(conn: duckdb.DuckDBPyConnection, start: datetime, end: dateti
     _prepare(conn, start, end, settings, rules)
     for name in RELATIONS[:RELATIONS.index("03_templates") + 1]:
         _run(conn, name)
-    return conn.sql("SELECT * FROM j_found").to_arrow_table(), conn.sql("SELECT * FROM j_behaviour").to_arrow_table()
+    return tuple(conn.sql(f"SELECT * FROM {t}").to_arrow_table() for t in ("j_found", "j_behaviour", "j_repeat_authors"))  # type: ignore[return-value]
 
 
 def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, settings: Settings, rules: Rules,
@@ -164,6 +165,7 @@ def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, setti
         if name == "03_templates" and index is not None:
             _put(conn, "j_found", index[0])
             _put(conn, "j_behaviour", index[1])
+            _put(conn, "j_repeat_authors", index[2])
             continue
         if name == "09_commits":
             redirects(conn)

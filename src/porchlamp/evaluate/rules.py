@@ -54,6 +54,8 @@ class Rules:
     ai_markers: tuple[str, ...]
     commit_trailers: tuple[str, ...]
     bridge_bots: dict[str, str]
+    # SPEC section 3: the PR templates of tools that open PRs, as (tool, source, phrases, patterns)
+    bot_pr_text: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
 
 def _csv(name: str) -> list[dict[str, str]]:
@@ -114,4 +116,6 @@ def load_rules(settings: Settings) -> Rules:
         ai_markers=low(sig["ai_policy"]["pr_markers"]),
         commit_trailers=low(og["commit_trailers"]),
         bridge_bots={k.lower(): v for k, v in og["bridge_bots"].items()},
+        bot_pr_text=tuple((t["tool"], t["source"], low(t.get("phrases", [])), tuple(t.get("patterns", [])))
+                          for t in sig["bot_pr_text"]),
     )

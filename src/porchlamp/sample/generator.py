@@ -61,6 +61,19 @@ GREETING = ("Hi there, and thank you for opening this pull request! A maintainer
             "please make sure the checks pass and that the description explains the change.")
 CI_APP = ("github-actions", "Bot")
 # A project's own CI under a member's user account (SPEC section 5), and a maintainer's canned reply.
+# Automation opening PRs from ordinary user accounts (SPEC section 3), known only by what its PRs say:
+# a self-hosted Renovate under an organisation's service account, writing Renovate's PR template, and
+# service accounts that post one description of their own on PR after PR, in many repositories.
+RENOVATE_BODY = ("This PR contains the following updates:\n\n| Package | Change |\n|---|---|\n| {pkg} | `{a}` -> `{b}` |\n\n---\n\n"
+                 "### Configuration\n\n📅 **Schedule**: Branch creation - At any time (no schedule defined).")
+TEXT_PLANTS = ("bot_pr_template", "bot_repeated_text")  # bots known only by their PRs' text, which is kept as planted
+SERVICE_ACCOUNTS = {
+    "harbor-keeper": ("Refreshes the generated reference pages from schema {v}. Prepared by the documentation pipeline of "
+                      "our organisation; merge when the checks are green, and a new one follows when the sources change."),
+    "lanternwright": "Sync of the shared lint configuration, version {v}, from the organisation's template repository.",
+    "quay-steward": ("Weekly rebuild of the base image pins (release {v}). Opened on a schedule: close it to skip this week, "
+                     "the next run opens another."),
+}
 OWN_CI = "Build {n} of {name} finished: {passed} tests passed, {failed} failed. Full log: https://ci.{name}.example.org/job/pr-{number}/{n}/"
 CANNED = ("Thanks for contributing to {name}! A second maintainer will look at this within the week; "
           "meanwhile please check that the changelog entry is in place.")
@@ -737,7 +750,8 @@ class RepoBuilder:
         title = self.text(names.pr_title(r))
         if self.plan.hostile and b.number == 1:
             title = HOSTILE_LONG
-        if not body:
+        planted = body if truth.get("case") in TEXT_PLANTS else ""
+        if not body or planted:  # a planted text is drawn for too, so the world's later draws stay as they were
             body = "This change fixes the problem described in the linked issue."
             if r.random() < 0.06:
                 body += "\n\n🤖 Generated with Claude Code"
@@ -747,7 +761,8 @@ class RepoBuilder:
             self.commit(b.merged_at, b.author.login if b.author.type == "User" else None,
                         b.author.login if b.author.type == "User" else f"{b.author.login}[bot]",
                         b.author.type if b.author.type == "User" else None, f"{title[:72]} (#{b.number})")
-        self.built.append((b, title, self.text(body), r.random() < self.ci_share, truth))
+        shown = self.text(body)
+        self.built.append((b, title, planted or shown, r.random() < self.ci_share, truth))
 
     def _long_text(self, size: int, head: str) -> str:
         """A long body: the head, then sections of a design note, log or checklist, up to `size` characters."""
@@ -1048,6 +1063,7 @@ class RepoBuilder:
         reason, _, how = reason.partition(":")
         truth: dict[str, Any] = {"outside": False, "excluded": reason, "outcome": None, "first_response": None,
                                  "case": reason + (f"_{how}" if how else "")}
+        body = ""
         created = start
         author: Person | None
         if reason == "bot":
@@ -1056,9 +1072,21 @@ class RepoBuilder:
                 author = self.bot(*r.choice(BOT_AUTHORS))
                 truth["case"] = "bot_type_bot" if author.type == "Bot" else "bot_known_user"
             else:
-                truth["case"] = "bot_pattern_user"
-                # A user account acting as a bot, known only by its name's pattern.
-                login = f"{self.owner[:20]}-release-bot"
+                # Which user account acting as a bot, drawn apart from the world's own draws so that
+                # the rest of the world stays as it was.
+                how_bot = random.Random(f"porchlamp-bot-pr:{self.nwo}:{number}").random()
+                if how_bot < 0.5:
+                    truth["case"] = "bot_pattern_user"  # known only by its name's pattern
+                    login = f"{self.owner[:20]}-release-bot"
+                elif how_bot < 0.75:
+                    truth["case"] = "bot_pr_template"  # a name like any, writing a tool's PR template
+                    login = f"{self.owner[:20]}-renovate"
+                    body = RENOVATE_BODY.format(pkg=names.pr_title(random.Random(number))[:20], a=f"1.{number % 9}.0",
+                                                b=f"1.{number % 9 + 1}.0")
+                else:
+                    truth["case"] = "bot_repeated_text"  # a name like any, posting one text of its own again and again
+                    login = sorted(SERVICE_ACCOUNTS)[number % len(SERVICE_ACCOUNTS)]
+                    body = SERVICE_ACCOUNTS[login].format(v=f"{number % 7}.{number % 5}")
                 self.account(login, "User", self.now - 900 * DAY)
                 author = Person(login, "User")
         elif reason == "maintainer":
@@ -1101,7 +1129,7 @@ class RepoBuilder:
         else:
             if r.random() < 0.5:
                 b.comment(created + self.between_td(HOUR, 6 * DAY), r.choice(self.maintainers), "Thanks!")
-        self._finish(b, truth)
+        self._finish(b, truth, body)
 
 
 def _flat(name: str) -> str:

@@ -1,4 +1,4 @@
-"""Text marks kept in the store: each comment's, PR's and project document's marks
+"""Text marks kept in the store: each comment's, PR's (title and description) and project document's marks
 (`evaluate.marks`) computed once, when its row is stored or the rule data changed, never again by an
 evaluation.
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
-from porchlamp.evaluate.marks import ai_assisted, document_marks, documents_version, mark_text, marks_version
+from porchlamp.evaluate.marks import document_marks, documents_version, mark_pr, mark_text, marks_version
 from porchlamp.evaluate.rules import Rules
 from porchlamp.store.db import Store
 
@@ -38,12 +38,19 @@ def ensure_marks(store: Store, rules: Rules, progress: Callable[[int], None] | N
         }
 
     def pulls(batch: pa.RecordBatch) -> dict[str, pa.Array]:
-        return {"ai": pa.array([ai_assisted(b, rules) for b in batch.column("body").to_pylist()], pa.bool_())}
+        marks = [mark_pr(t, b, rules) for t, b in zip(batch.column("title").to_pylist(), batch.column("body").to_pylist())]
+        return {
+            "ai": pa.array([m.ai for m in marks], pa.bool_()), "fp": pa.array([m.fp for m in marks], pa.int64()),
+            "chars": pa.array([m.chars for m in marks], pa.int32()), "words": pa.array([m.words for m in marks], pa.int32()),
+            "tool": pa.array([m.bot_tool for m in marks], pa.string()),
+        }
 
     done = _mark(store, "timeline", "body", comments, progress, version,
                  "m_fp = m.fp, m_chars = m.chars, m_words = m.words, m_curated = m.curated, m_redirect = m.redirect, "
                  "m_welcome = m.welcome")
-    done += _mark(store, "pulls", "body", pulls, progress, version, "m_ai = m.ai")
+    pr_sets = ("m_ai = m.ai, m_fp = m.fp, m_chars = m.chars, m_words = m.words, m_bot_tool = m.tool"
+               if "m_bot_tool" in store.columns("pulls") else "m_ai = m.ai")
+    done += _mark(store, "pulls", "title, body", pulls, progress, version, pr_sets)
     if "m_docs" not in store.columns("community"):
         return done
 

@@ -464,6 +464,22 @@ MIGRATIONS: tuple[Migration, ...] = (
             JOIN repo_verdicts v ON v.id = s.id LEFT JOIN mirror_links l ON l.as_of = s.as_of AND l.repo = v.repo;
         """,
     ),
+    Migration(
+        20,
+        "a PR by a bot is not an outside PR, whatever account opened it (SPEC 3): each PR's title and description are "
+        "marked when stored, as comments are (the description's fingerprint, and the tool whose PR template it is: "
+        "m_fp, m_chars, m_words, m_bot_tool), and each PR verdict says why its author was taken for a bot (bot_reason)",
+        """
+        ALTER TABLE pulls ADD COLUMN m_fp BIGINT;
+        ALTER TABLE pulls ADD COLUMN m_chars INTEGER;
+        ALTER TABLE pulls ADD COLUMN m_words INTEGER;
+        ALTER TABLE pulls ADD COLUMN m_bot_tool VARCHAR;
+        UPDATE pulls SET m_version = NULL;
+        DROP VIEW pr_results;
+        ALTER TABLE pr_verdicts ADD COLUMN bot_reason VARCHAR;
+        CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

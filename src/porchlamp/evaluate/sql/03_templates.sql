@@ -19,3 +19,23 @@ GROUP BY s.login
 HAVING count(*) >= getvariable('behaviour_min_comments')
    AND count(*) FILTER (WHERE f.fp IS NOT NULL) >= getvariable('behaviour_share') * count(*)
    AND count(DISTINCT s.rk) FILTER (WHERE f.fp IS NOT NULL) >= 2;
+
+-- SPEC §3 (a PR by a bot): an account that opens author_template_prs or more PRs with one
+-- description (its fingerprint: numbers, versions, links, hashes and mentions set aside), in one
+-- repository or several, is a bot for its PRs. A description counts when it is long enough to be a
+-- template (min_chars, min_words) and no other account's PR has it: a repository's own PR template,
+-- filled in by many people, is never one account's mark. What is measured is one account posting one
+-- text again and again, not texts that resemble each other.
+CREATE OR REPLACE TEMP TABLE j_repeat_authors AS
+WITH bodies AS (
+    SELECT lower(trim(author)) AS login, m_fp AS fp, rk, number
+    FROM j_pulls
+    WHERE m_fp IS NOT NULL AND m_chars >= getvariable('min_chars') AND m_words >= getvariable('min_words')
+      AND nullif(author, '') IS NOT NULL AND created_at < getvariable('win_end')
+), repeated AS (
+    SELECT fp, min(login) AS login, count(DISTINCT (rk, number)) AS prs, count(DISTINCT rk) AS repos
+    FROM bodies GROUP BY fp
+    HAVING count(DISTINCT login) = 1 AND count(DISTINCT (rk, number)) >= getvariable('author_template_prs')
+)
+SELECT login, arg_max(fp, (prs, fp)) AS fp, max(prs) AS prs, arg_max(repos, (prs, fp)) AS repos
+FROM repeated GROUP BY login;

@@ -35,10 +35,16 @@ JOIN j_repo_keys k ON k.rk = a.rk;
 
 -- SPEC §3 (bot): the verdict on each account of a repository: its type or form, else the
 -- allow-list of people first, then the list, behaviour (across repositories, or in this one), patterns
--- and the project's name.
+-- and the project's name; with why, as a PR's evidence says it.
 CREATE OR REPLACE TEMP TABLE j_bots AS
 SELECT a.rk, a.login, a.type, a.norm,
-       a.typed OR (NOT a.human AND (a.named OR b.login IS NOT NULL OR o.login IS NOT NULL)) AS bot
+       a.typed OR (NOT a.human AND (a.named OR b.login IS NOT NULL OR o.login IS NOT NULL)) AS bot,
+       CASE WHEN a.typed THEN 'its account is a bot account (of type Bot, or a [bot] login)'
+            WHEN a.human THEN NULL
+            WHEN a.named THEN 'its login is on the known-bots list, or made like a bot''s'
+            WHEN b.login IS NOT NULL THEN b.why
+            WHEN o.login IS NOT NULL THEN 'acts as this repository''s bot: one text makes up what it says on ' || o.prs || ' PRs'
+       END AS why
 FROM j_accounts a
 LEFT JOIN j_behaviour b ON b.login = a.norm
 LEFT JOIN j_own_bots o ON o.rk = a.rk AND o.login = a.norm;
