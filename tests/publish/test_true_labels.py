@@ -5,6 +5,7 @@ folder the data page links has something to show."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -78,3 +79,25 @@ def test_every_link_on_the_data_page_opens_a_file(published: tuple[Path, dict[st
     local = [h for h in links if not h.startswith(("http:", "https:"))]
     assert len(local) > 10
     assert [h for h in local if not (site / h).is_file()] == []
+
+
+def test_accounts_taken_for_bots_are_listed_with_why_and_what_they_wrote(published: tuple[Path, dict[str, Any]]) -> None:
+    """SPEC 3: a project's page and its record list the accounts whose PRs were set aside as a bot's,
+    each with its PRs, the reason and its latest PR's description, whether the account, a tool's
+    template or one description posted again and again gave it away."""
+    site, _ = published
+    reasons: dict[str, int] = {}
+    for path in sorted((site / "data" / "v1" / "projects").rglob("*.json")):
+        record = json.loads(path.read_text())
+        for b in record.get("bot_authors", []):
+            assert b["prs"] >= 1 and b["reason"] and b["url"].endswith(f"/{b['pr']}")
+            kind = ("template" if "PR template" in b["reason"] else "repeated" if b["reason"].startswith("it opened")
+                    else "account")
+            reasons[kind] = reasons.get(kind, 0) + 1
+            if kind != "account":
+                page = _page(site, record["repo"])
+                assert "Accounts taken for bots" in page and b["login"] in page and b["reason"] in page
+                assert " ".join(b["quote"][:40].split()) in page
+    # Each way is seen on the 300-project world: Renovate under an organisation's account, and
+    # service accounts that post one text of their own.
+    assert reasons.get("template", 0) > 10 and reasons.get("repeated", 0) > 10 and reasons.get("account", 0) > 100, reasons

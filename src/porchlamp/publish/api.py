@@ -223,6 +223,9 @@ def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[
                          "responder": x["response_actor"], "hours_to_first_response": _round(x["hours_to_response"])}
                         for x in p.outside()],
         "excluded_prs": dict((k, n) for k, n in p.excluded_counts()),
+        # Added in schema 1 (keys are only ever added): the accounts whose PRs were set aside as a bot's, and why (SPEC 3).
+        "bot_authors": [{"login": b["login"], "prs": b["prs"], "reason": b["reason"], "pr": b["number"],
+                         "url": p.change_url(b["number"]), "quote": b["quote"]} for b in p.bot_authors],
         # Added in schema 1 (keys are only ever added): the one definition of each number.
         "status_words": p.words,
         "outcome_counts": {"outside_prs": p.row["outside_prs"], "answered": p.row["answered"],
@@ -282,7 +285,9 @@ def _schemas() -> dict[str, dict[str, Any]]:
                     "required": ["schema_version", "as_of", "repo", "url", "status", "kind", "reason", "profiles", "components",
                                  "evidence", "outside_prs", "excluded_prs"],
                     "properties": {"outside_prs": {"type": "array", "items": {"type": "object", "required": [
-                        "number", "url", "author", "opened", "outcome"]}}}},
+                        "number", "url", "author", "opened", "outcome"]}},
+                                   "bot_authors": {"type": "array", "items": {"type": "object", "required": [
+                                       "login", "prs", "reason", "pr", "url", "quote"]}}}},
         "search": {"$schema": base, "title": "Porchlamp search index: every project", "type": "object",
                    "required": ["schema_version", "as_of", "columns", "rows"],
                    "properties": {"columns": {"type": "array", "items": {"type": "string"}},
@@ -379,7 +384,7 @@ def _tables(v1: Path, site: SiteData) -> None:
             w.writerows(rows)
             table.write_table(pa.Table.from_pydict({c: [r[i] for r in rows] for i, c in enumerate(schema.names)}, schema=schema))
     pr_cols = ["repo", "number", "author", "created_at", "clock_start", "excluded", "outcome", "response_kind", "response_actor",
-               "response_at", "hours_to_response", "first_timer", "merged"]
+               "response_at", "hours_to_response", "first_timer", "merged", "bot_reason"]
     # Batch by batch from the snapshot's PR file: the dataset's largest table never sits in memory whole.
     if site.prs_file is None:
         pq.write_table(pa.table({c: pa.array([], pa.string()) for c in pr_cols}), v1 / "prs.parquet")

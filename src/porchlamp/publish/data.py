@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from porchlamp.columns import pydict
 from porchlamp.config import COMPONENTS, Settings
+from porchlamp.evaluate.relations import QUOTE_CHARS
 from porchlamp.publish.changes import Changes, changes_from_store
 from porchlamp.publish.listing import LIST_COLUMNS, ROW_COLUMNS, Listing, View, export_listing
 from porchlamp.publish.project import Project, Row, safe_url
@@ -77,7 +78,7 @@ def project_files(repo: str) -> ProjectFiles:
 PROJECT_TREES = tuple(rel.rsplit("/", 2)[0] for rel in project_files("owner/name"))
 
 PR_COLUMNS = ("number", "title", "author", "author_association", "created_at", "clock_start", "excluded", "outcome",
-              "response_kind", "response_actor", "response_at", "hours_to_response", "first_timer", "merged")
+              "response_kind", "response_actor", "response_at", "hours_to_response", "first_timer", "merged", "bot_reason")
 # Columns that say how a verdict was reached, not what it is: no page or record shows them.
 BOOKKEEPING = frozenset({"as_of"})
 # The detail files, each sorted by project: rows per Parquet row group and per batch read back, so
@@ -122,8 +123,8 @@ class SiteData:
         if self.files is None:
             return
         keep = None if wanted is None else pa.array(sorted(wanted), pa.string())  # one lookup set for the detail files
-        results, goals, parts, excluded = (_ByRepo(self.files / f"{name}.parquet", keep)
-                                           for name in ("results", "profiles", "components", "excluded"))
+        results, goals, parts, excluded, bots = (_ByRepo(self.files / f"{name}.parquet", keep)
+                                                 for name in ("results", "profiles", "components", "excluded", "bots"))
         # Of a project's PRs only the outside ones are shown row by row (about a third of them); the
         # others are counted (`excluded`), so their rows never become values here.
         outside = _ByRepo(self.files / "prs.parquet", keep, lambda batch: pc.is_null(batch.column("excluded")))
@@ -134,7 +135,8 @@ class SiteData:
             yield replace(p, row=row[0] if row else p.row, profiles=_explained(p, goals.take(p.repo)),
                           components=_ordered({c.pop("component"): {"score": c["score"], "inputs": json.loads(c["inputs"] or "{}"),
                                                                     "reason": c["reason"]} for c in parts.take(p.repo)}, COMPONENTS),
-                          outside_prs=outside.take(p.repo), excluded=_most_first(excluded.take(p.repo)))
+                          outside_prs=outside.take(p.repo), excluded=_most_first(excluded.take(p.repo)),
+                          bot_authors=[{k: v for k, v in b.items() if k != "repo"} for b in bots.take(p.repo)])
 
     def placed(self, only: Collection[str]) -> Iterator[Project]:
         """The projects in `only`, in name order, with their goals' explanations: all a page's place
@@ -262,6 +264,14 @@ def _digests_sql(store: Store) -> str:
 
 
 HISTORY_DAYS = 90  # how far back a project's history chart reaches
+# SPEC section 3: each account whose PRs were set aside as a bot's, with how many, why (as its newest
+# PR's verdict says) and that PR's description quoted on one line (its title when it has none).
+BOT_AUTHORS_SQL = (
+    "SELECT v.repo, v.author AS login, count(*) AS prs, arg_max(v.bot_reason, v.number) AS reason, "
+    "max(CAST(v.number AS BIGINT)) AS number, "
+    f"arg_max(left(trim(regexp_replace(coalesce(nullif(trim(p.body), ''), p.title, ''), '\\s+', ' ', 'g')), {QUOTE_CHARS}), v.number) AS quote "
+    "FROM pr_results v LEFT JOIN pulls p ON p.repo = v.repo AND p.number = v.number "
+    "WHERE v.as_of = ? AND v.excluded = 'bot' GROUP BY v.repo, v.author ORDER BY v.repo, prs DESC, login")
 
 
 def _export_details(store: Store, when: date, beside: Path | None) -> Path:
@@ -275,7 +285,8 @@ def _export_details(store: Store, when: date, beside: Path | None) -> Path:
             ("components", "SELECT repo, component, score, inputs, reason FROM component_results WHERE as_of = ? ORDER BY repo"),
             ("prs", f"SELECT repo, {number} FROM pr_results WHERE as_of = ? ORDER BY repo, number DESC"),
             ("excluded", "SELECT repo, excluded, count(*) AS n, max(CAST(number AS BIGINT)) AS newest FROM pr_results "
-                         "WHERE as_of = ? AND excluded <> '' GROUP BY repo, excluded ORDER BY repo")):
+                         "WHERE as_of = ? AND excluded <> '' GROUP BY repo, excluded ORDER BY repo"),
+            ("bots", BOT_AUTHORS_SQL)):
         store.export_query(sql, [when], folder / f"{name}.parquet", row_group_rows=DETAIL_ROWS)
     # Each project's answered share and median over the stored snapshots of the last HISTORY_DAYS.
     store.export_query(f"SELECT repo, as_of, answered, outside_prs, median_hours FROM results WHERE outside_prs > 0 "

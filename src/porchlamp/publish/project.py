@@ -50,6 +50,8 @@ class Project:
     components: dict[str, dict[str, Any]] = field(default_factory=dict)
     outside_prs: list[dict[str, Any]] = field(default_factory=list)  # their rows, newest first
     excluded: dict[str, int] = field(default_factory=dict)  # its other PRs by why they are left out, most first
+    # the accounts whose PRs were set aside as a bot's: login, prs, reason, number, quote (most PRs first)
+    bot_authors: list[dict[str, Any]] = field(default_factory=list)
     homepage_url: str | None = None  # as GitHub gave it: untrusted (`homepage`)
     topics: tuple[str, ...] = ()
     change: Change | None = None
