@@ -10,9 +10,10 @@ the world into a store of its own (its store format is older) and evaluates it w
 the world (text marked then, once) and evaluates it in this process's way (`--workers`, default 1),
 then evaluates the next day on a copy, as a daily refresh that found nothing new would. This tree
 judges by the method as it stood at the switch (`AT_SWITCH`): rules added since (an account that
-acts as one repository's bot) are turned off, so that equal rows mean the same method; where the
-off-GitHub reader, which no setting turns off, reads anything, the repository is set aside (counted,
-and ranks compared as the order among the rest).
+acts as one repository's bot, one that opens PRs with one description) are turned off, so that equal
+rows mean the same method; where the off-GitHub reader or the tools' PR templates, which no setting
+turns off, read anything, the repository is set aside (counted, and ranks compared as the order
+among the rest).
 Each evaluation runs in a child process of its own; its CPU counts every process it waited for
 (Dask's workers too). Prints one JSON object; exits non-zero if any result table differs.
 """
@@ -37,8 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 REPLACED = "65abf32"  # the last commit whose evaluation judged PRs in Python, one object each
 TABLES = ("results", "pr_results", "component_results", "profile_results")
 # Configuration that turns off what the method gained after the switch: no account posts one text
-# on this many PRs of a repository.
-AT_SWITCH = "[templates]\nown_min_prs = 1000000\n"
+# on this many PRs of a repository, nor opens this many PRs with one description.
+AT_SWITCH = "[templates]\nown_min_prs = 1000000\nauthor_template_prs = 1000000\n"
 # What is compared of each table: every column both engines have, but the wording of the evidence
 # (its JSON) and of the reasons, reworded since ("and 1 more PR", "1 outside PR", a stale reason's
 # days measured; the status and kind beside each reason are compared), and what a profile says
@@ -98,7 +99,9 @@ def compare(old: Path, new: Path) -> tuple[dict[str, dict[str, int]], int]:
     # Off-GitHub review is read from what people write since the switch (`evaluate/redirect.py`), which
     # no setting turns off: the repositories where it reads anything, or that either engine calls
     # undecided, are set aside and counted.
+    # So is a tool's PR template in a PR's text (SPEC 3, read since): the repositories with one are set aside too.
     conn.execute("CREATE TEMP TABLE aside AS SELECT DISTINCT repo FROM n.timeline WHERE m_redirect IS NOT NULL OR m_welcome "
+                 "UNION SELECT repo FROM n.pulls WHERE m_bot_tool IS NOT NULL "
                  "UNION SELECT repo FROM n.results WHERE status = 'undecided' UNION SELECT repo FROM o.results WHERE status = 'undecided'")
     out: dict[str, dict[str, int]] = {}
     for t in TABLES:

@@ -66,7 +66,13 @@ CREATE TABLE template_fingerprints (repo VARCHAR, fp BIGINT, number INTEGER, fas
 CREATE TABLE template_comments (repo VARCHAR, number INTEGER, login VARCHAR, n INTEGER);
 """ + "".join(f"ALTER TABLE timeline DROP COLUMN {c};\n" for c in ("m_version", "m_fp", "m_chars", "m_words", "m_curated", "m_redirect")) \
     + "ALTER TABLE pulls DROP COLUMN m_version;\nALTER TABLE pulls DROP COLUMN m_ai;\n"
-# What schemas 19 (mirror links) and 18 (a project's forge, accounts by host, members) changed, undone first.
+# What schema 20 (a PR's text marks, a bot PR's reason) changed, undone first.
+UNDO_20 = """
+DROP VIEW pr_results;
+ALTER TABLE pr_verdicts DROP COLUMN bot_reason;
+CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
+""" + "".join(f"ALTER TABLE pulls DROP COLUMN {c};\n" for c in ("m_fp", "m_chars", "m_words", "m_bot_tool"))
+# What schemas 19 (mirror links) and 18 (a project's forge, accounts by host, members) changed, undone next.
 UNDO_19_18 = """
 DROP VIEW results;
 DROP TABLE mirror_links;
@@ -80,8 +86,9 @@ ALTER TABLE repo_verdicts DROP COLUMN forge;
 CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JOIN repo_verdicts v ON v.id = s.id;
 """
 # Columns those older schemas held that no later one does, and those a later one adds with a default
-# (18: a verdict's forge; 19: where a mirror's review happens), left out of what must read the same.
-GONE = frozenset({"valid_until", "inputs", "acts", "rows", "forge", "review_at"})
+# (18: a verdict's forge; 19: where a mirror's review happens; 20: why a PR's author is a bot, made by
+# the next evaluation), left out of what must read the same.
+GONE = frozenset({"valid_until", "inputs", "acts", "rows", "forge", "review_at", "bot_reason"})
 
 
 def digest(conn: duckdb.DuckDBPyConnection, table: str) -> str:
@@ -95,8 +102,9 @@ def make_older(path: Path, schema: int, days: int) -> dict[str, int]:
     conn = duckdb.connect(str(path))
     try:
         version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-        if version != 19:
-            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 19 only")
+        if version != 20:
+            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 20 only")
+        conn.execute(UNDO_20)
         conn.execute(UNDO_19_18)
         conn.execute(UNDO_17_14)
         whole = [VIEWS[v] for v in sorted(VIEWS) if v > schema]

@@ -221,7 +221,8 @@ def verdict_rows(results: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 def pr_verdict_rows(prs: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """`pr_results` rows with only what a verdict says: without whether CI ran (a store keeps what
     earlier days' CI samples saw; the CI component counts only the day's sample)."""
-    return [r[:-2] + (r[-1],) for r in prs]
+    # has_ci is followed by redirect and bot_reason, the last columns of `pr_results`.
+    return [r[:-3] + r[-2:] for r in prs]
 
 
 def own_verdict(store: Any, as_of: date, repo: str) -> int:
