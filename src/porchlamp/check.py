@@ -1,7 +1,10 @@
 """`porchlamp check OWNER/REPO`: one repository collected with the real collector, judged with
 the same evaluation, and explained; it need not be in any snapshot.
 
-Ranks need a population, so a checked project gets its scores, tiers and verdict, not a rank.
+Ranks need a population, so a checked project gets its scores, tiers and verdict, not a rank. What
+is read across a snapshot's repositories is read over this one alone: an account known as a bot only
+by what it does in many repositories (templates it posts, one PR description it opens again and
+again) is seen only by what it does here.
 """
 
 from __future__ import annotations

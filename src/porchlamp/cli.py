@@ -627,7 +627,9 @@ def check(
     """Judge one repository now, end to end: its status and reason, or its scores, with the evidence.
 
     Collects it with the real collector (token as for collect) and evaluates it with the same
-    code as a snapshot; it need not be in any snapshot. Ranks need the population, so none here.
+    code as a snapshot; it need not be in any snapshot. Ranks need the population, so none here;
+    an account known as a bot only by what it does across many repositories is judged by what it
+    does in this one.
     """
     from datetime import datetime, timezone
 
