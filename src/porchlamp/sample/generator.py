@@ -1073,8 +1073,8 @@ class RepoBuilder:
                 truth["case"] = "bot_type_bot" if author.type == "Bot" else "bot_known_user"
             else:
                 # Which user account acting as a bot, drawn apart from the world's own draws so that
-                # the rest of the world stays as it was.
-                how_bot = random.Random(f"porchlamp-bot-pr:{self.nwo}:{number}").random()
+                # the rest of the world stays as it was, and the same whichever forge the project is on.
+                how_bot = random.Random(f"porchlamp-bot-pr:{self.plan.index}:{number}").random()
                 if how_bot < 0.5:
                     truth["case"] = "bot_pattern_user"  # known only by its name's pattern
                     login = f"{self.owner[:20]}-release-bot"
