@@ -94,7 +94,9 @@ def ai_assisted(body: str | None, rules: Rules) -> bool:
 
 def marks_version(rules: Rules) -> str:
     """One text for the code and rule data the marks depend on."""
-    data = [MARKS_CODE, READER_VERSION, rules.bot_templates, rules.ai_markers, rules.bot_pr_text]
+    # A tool's source is provenance: rewording it marks nothing again.
+    tools = [(tool, phrases, patterns) for tool, _source, phrases, patterns in rules.bot_pr_text]
+    data = [MARKS_CODE, READER_VERSION, rules.bot_templates, rules.ai_markers, tools]
     return hashlib.blake2b(json.dumps(data).encode("utf-8"), digest_size=8).hexdigest()
 
 
