@@ -60,7 +60,6 @@ GREETER = ("kindly-greeter", "User")
 GREETING = ("Hi there, and thank you for opening this pull request! A maintainer will look at it soon. Meanwhile, "
             "please make sure the checks pass and that the description explains the change.")
 CI_APP = ("github-actions", "Bot")
-# A project's own CI under a member's user account (SPEC section 5), and a maintainer's canned reply.
 # Automation opening PRs from ordinary user accounts (SPEC section 3), known only by what its PRs say:
 # a self-hosted Renovate under an organisation's service account, writing Renovate's PR template, and
 # service accounts that post one description of their own on PR after PR, in many repositories.
@@ -74,6 +73,7 @@ SERVICE_ACCOUNTS = {
     "quay-steward": ("Weekly rebuild of the base image pins (release {v}). Opened on a schedule: close it to skip this week, "
                      "the next run opens another."),
 }
+# A project's own CI under a member's user account (SPEC section 5), and a maintainer's canned reply.
 OWN_CI = "Build {n} of {name} finished: {passed} tests passed, {failed} failed. Full log: https://ci.{name}.example.org/job/pr-{number}/{n}/"
 CANNED = ("Thanks for contributing to {name}! A second maintainer will look at this within the week; "
           "meanwhile please check that the changelog entry is in place.")
