@@ -66,12 +66,17 @@ def mark_text(body: str | None, rules: Rules) -> TextMarks:
 def mark_pr(title: str | None, body: str | None, rules: Rules) -> PrMarks:
     """The marks of one PR's title and description."""
     fp, chars, words = fingerprint(body) if body else (None, 0, 0)
-    return PrMarks(ai_assisted(body, rules), fp, chars, words, bot_pr_tool(title, body, rules))
+    low = (body or "").lower()  # lowered once, for the AI marks and the tools' templates
+    return PrMarks(mentions(low, rules.ai_markers), fp, chars, words, _tool_of(f"{(title or '').lower()}\n{low}", rules))
 
 
 def bot_pr_tool(title: str | None, body: str | None, rules: Rules) -> str | None:
     """The tool whose PR template this title or description is (`rules.bot_pr_text`), or None."""
-    text = f"{title or ''}\n{body or ''}".lower()
+    return _tool_of(f"{title or ''}\n{body or ''}".lower(), rules)
+
+
+def _tool_of(text: str, rules: Rules) -> str | None:
+    """`bot_pr_tool` of a PR's title and description, lowered and joined by a line break."""
     for tool, phrases, patterns in _pr_text_matchers(rules.bot_pr_text):
         if mentions(text, phrases) or any(p.search(text) for p in patterns):
             return tool

@@ -474,7 +474,6 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE pulls ADD COLUMN m_chars INTEGER;
         ALTER TABLE pulls ADD COLUMN m_words INTEGER;
         ALTER TABLE pulls ADD COLUMN m_bot_tool VARCHAR;
-        UPDATE pulls SET m_version = NULL;
         DROP VIEW pr_results;
         ALTER TABLE pr_verdicts ADD COLUMN bot_reason VARCHAR;
         CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
