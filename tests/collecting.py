@@ -27,11 +27,14 @@ def collect_world(world: Path | WorldIndex, db: Path, faults: str | None = None,
 
 def collect_forges(world: Path | WorldIndex, db: Path, faults: str | None = None, repos: list[str] | None = None,
                    as_of: date = AS_OF, concurrency: int = 2) -> tuple[CollectSummary, dict[str, Any]]:
-    """Collect a world whose projects live on GitHub and on GitLab hosts, each through its own emulator
-    over real HTTP (GitLab's on a compressed clock); returns the summary and each GitLab emulator's stats."""
+    """Collect a world whose projects live on GitHub, GitLab and Forgejo hosts, each through its own
+    emulator over real HTTP (GitLab's and Forgejo's on a compressed clock); returns the summary and each
+    other host's emulator's stats."""
     from contextlib import ExitStack
 
+    from porchlamp.collect.forgejo.client import ForgejoClient
     from porchlamp.collect.gitlab.client import GitLabClient
+    from porchlamp.emulator.forgejo import ForgejoEmulator, ForgejoLimits
     from porchlamp.emulator.gitlab import GitLabEmulator, GitLabLimits
 
     index = world if isinstance(world, WorldIndex) else WorldIndex(world)
@@ -41,14 +44,23 @@ def collect_forges(world: Path | WorldIndex, db: Path, faults: str | None = None
         gh = stack.enter_context(Emulator(index, faults=Faults.parse(faults)))
         clients: dict[str, Any] = {"github.com": GraphQLClient(gh.url, "t0k3n", wait_scale=0.001, seed=1)}
         labs = {}
+        forge_of = index.meta.get("hosts") or {}
         for host in hosts:
+            if forge_of[host] == "forgejo":
+                # The emulator's proxy allows 2,000 a minute; the client keeps its own, lower, pace per host.
+                fj = stack.enter_context(ForgejoEmulator(index, host, faults=Faults.parse(faults),
+                                                         limits=ForgejoLimits(minute_seconds=minute)))
+                labs[host] = fj
+                clients[host] = ForgejoClient(fj.url, "fj-t0k3n", host, wait_scale=0.001, seed=1, minute_seconds=minute,
+                                              per_minute=1_500)
+                continue
             # gitlab.com's documented limits; a self-hosted instance sets its own (here: none on /users).
             limits = GitLabLimits(minute_seconds=minute) if host == "gitlab.com" else \
                 GitLabLimits(minute_seconds=minute, users_per_ten_minutes=100_000)
             lab = stack.enter_context(GitLabEmulator(index, host, faults=Faults.parse(faults), limits=limits))
             labs[host] = lab
             clients[host] = GitLabClient(lab.url, "gl-t0k3n", host, wait_scale=0.001, seed=1, minute_seconds=minute)
-        settings = Settings(hosts={h: {"forge": "gitlab"} for h in hosts if h != "gitlab.com"})
+        settings = Settings(hosts={h: {"forge": forge_of[h]} for h in hosts if h not in ("gitlab.com", "codeberg.org")})
         try:
             with Store(db) as store:
                 names = repos if repos is not None else (index.path / "repos.txt").read_text().split()
@@ -78,3 +90,48 @@ def store_records(db: Path) -> dict[str, list[Any]]:
     """Every raw table of a store as records."""
     with Store(db, read_only=True) as s:
         return {t: s.records(t) for t in RAW_TABLES}
+
+
+def collect_killed_and_resumed(tmp: Path, host: str, url: str, token_variable: str, secret: str, config: str,
+                               emulated: Any, seed: int, points: int = 3) -> None:
+    """`porchlamp collect` on `tmp/repos.txt` of one forge host (its emulator at `url`, counting requests
+    in `emulated.stats.requests`), as an operator runs it: once whole, then `points` times killed with
+    -9 after a random share of those requests and run again; each ends with the rows of the unbroken
+    run, and the token is in nothing any of them wrote or said."""
+    import os
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp / "porchlamp.toml").write_text(config)
+    env = {**os.environ, token_variable: secret, "PORCHLAMP_WAIT_SCALE": "0.001", "COLUMNS": "200"}
+
+    def run(db: Path) -> subprocess.Popen:  # type: ignore[type-arg]
+        return subprocess.Popen([sys.executable, "-m", "porchlamp", "collect", "--repos-file", str(tmp / "repos.txt"), "--db", str(db),
+                                 "--as-of", "2026-10-15", "--dependents-api", "", "--config", str(tmp / "porchlamp.toml"),
+                                 "--host-api", f"{host}={url}"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    whole = run(tmp / "whole.duckdb")
+    out, err = whole.communicate(timeout=600)
+    assert whole.returncode == 0, err
+    assert f"{host}: token accepted" in out + err and secret not in out + err
+    requests = emulated.stats.requests
+    rng = random.Random(seed)
+    for point in range(points):
+        db = tmp / f"killed{point}.duckdb"
+        at, before = rng.randint(5, requests - 5), emulated.stats.requests
+        killed = run(db)
+        while killed.poll() is None and emulated.stats.requests - before < at:
+            time.sleep(0.002)
+        if killed.poll() is None:
+            killed.send_signal(signal.SIGKILL)
+        killed.wait(60)
+        again = run(db)
+        out, err = again.communicate(timeout=600)
+        assert again.returncode == 0, err
+        assert secret not in out + err
+        assert raw_contents(db) == raw_contents(tmp / "whole.duckdb"), f"kill point {point} (after {at} requests)"
+    for path in tmp.rglob("*.duckdb"):
+        assert secret.encode() not in path.read_bytes()

@@ -62,3 +62,27 @@ def test_check_a_missing_repository(emu: Emulator) -> None:
     assert res.returncode == 2 and "not found on GitHub" in res.stderr and "Traceback" not in res.stderr
     bad = _check(emu, "not a repo")
     assert bad.returncode == 2 and "is not owner/name" in bad.stderr
+
+
+def test_check_a_repository_on_codeberg(tmp_path: Path) -> None:
+    """A Codeberg repository by its web address, collected through the Forgejo emulator: its verdict,
+    and its outside PRs linked where Forgejo shows them (`/pulls/N`)."""
+    from porchlamp.emulator.forgejo import ForgejoEmulator
+    from porchlamp.sample import generate_world
+
+    world = generate_world(tmp_path / "w", repos=60, seed=7, hosts={"codeberg.org": 0.5}).path
+    truth = read_truth(world)["repos"]
+    alone = _seen_alone(world)
+    repo = next(r for r, t in sorted(truth.items()) if r.startswith("codeberg.org/") and t["status"] == "ranked" and r in alone)
+    index = WorldIndex(world)
+    with Emulator(index) as gh, ForgejoEmulator(index, "codeberg.org") as fj:
+        env = {**os.environ, "GITHUB_TOKEN": "check-token", "PORCHLAMP_TOKEN_CODEBERG_ORG": "fj-check", "COLUMNS": "160"}
+        res = subprocess.run([sys.executable, "-m", "porchlamp", "check", f"https://{repo}", "--api", gh.url, "--dependents-api",
+                              gh.base_url, "--host-api", f"codeberg.org={fj.url}", "--as-of", "2026-10-15", "--format", "json"],
+                             env=env, capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert (data["status"], data["kind"]) == ("ranked", truth[repo]["kind"])
+    assert len(data["outside_prs"]) == truth[repo]["outside_prs"]
+    assert sum(1 for p in data["outside_prs"] if p["outcome"] == "unanswered") == truth[repo]["unanswered"]
+    assert data["outside_prs"] and all(p["url"].startswith(f"https://{repo}/pulls/") for p in data["outside_prs"])

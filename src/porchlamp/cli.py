@@ -110,6 +110,8 @@ def sample_world(
                                        "`load-world` each into one store; together they hold exactly the whole world."),
     gitlab: list[str] = typer.Option([], "--gitlab", help="HOST=SHARE: put this share of the world's projects on a GitLab "
                                      "host (gitlab.com=0.06; a self-hosted one such as gitlab.example.org=0.03). Repeat for each."),
+    forgejo: list[str] = typer.Option([], "--forgejo", help="HOST=SHARE: put this share on a Forgejo host (codeberg.org=0.05; "
+                                      "a self-hosted one named forgejo.… or gitea.…, such as forgejo.example.net=0.03). Repeat for each."),
 ) -> None:
     """Generate a deterministic sample world: repositories, people, PRs with timelines, and truth.json.
 
@@ -123,13 +125,20 @@ def sample_world(
     with _errors():
         when = _parse_date(as_of, "--as-of") or DEFAULT_AS_OF
         split = parse_shard(part, "--part") if part else None
+        from porchlamp.sample.plan import world_forge
+
         hosts: dict[str, float] = {}
-        for given in gitlab:
-            host, sep, share = given.partition("=")
-            try:
-                hosts[host.strip().lower()] = float(share)
-            except ValueError:
-                raise UserError(f"--gitlab {given!r}: write HOST=SHARE, such as gitlab.com=0.06") from None
+        for option, forge, given_list in (("--gitlab", "gitlab", gitlab), ("--forgejo", "forgejo", forgejo)):
+            for given in given_list:
+                host, sep, share = given.partition("=")
+                host = host.strip().lower()
+                try:
+                    hosts[host] = float(share)
+                except ValueError:
+                    raise UserError(f"{option} {given!r}: write HOST=SHARE, such as {'gitlab.com=0.06' if forge == 'gitlab' else 'codeberg.org=0.05'}") from None
+                if world_forge(host) != forge:
+                    raise UserError(f"{option} {given!r}: a world's {host} runs {world_forge(host)}; name a self-hosted Forgejo "
+                                    "forgejo.… or gitea.…, and a self-hosted GitLab anything else")
         t0 = time.perf_counter()
         with progress_bar("generating repositories", len(range(repos)[part_slice(split)])) as advance:
             summary = generate_world(out_dir, repos=repos, seed=seed, as_of=when, progress=advance, part=split, hosts=hosts or None)
@@ -167,8 +176,8 @@ SHARD_DIR_OPTION = typer.Option(None, "--shard-dir", help="Where the snapshot's 
                                 "directory every worker can read and write, such as a shared file system.")
 HOST_API_OPTION = typer.Option([], "--host-api", help="HOST=URL: where a forge host's API answers, when not where "
                                "porchlamp.toml or the packaged list say (e.g. gitlab.com=http://127.0.0.1:8766/api/v4 for the "
-                               "GitLab emulator). Repeat for each host. A host's token: PORCHLAMP_TOKEN_<HOST>, or "
-                               "GITLAB_TOKEN for gitlab.com.")
+                               "GitLab emulator, codeberg.org=http://127.0.0.1:8767/api/v1 for the Forgejo one). Repeat for each host. "
+                               "A host's token: PORCHLAMP_TOKEN_<HOST> (PORCHLAMP_TOKEN_CODEBERG_ORG), or GITLAB_TOKEN for gitlab.com.")
 
 MEMORY_OPTION = typer.Option("1500MB", "--memory", help="DuckDB's memory while it judges PRs, such as 1500MB or 6GB; "
                              "beyond it, it spills to disk. The default judged 100,000 repositories in 2.7 GB; "
@@ -509,15 +518,17 @@ def discover(
     min_stars: int = typer.Option(1000, "--min-stars", min=0, help="Only repositories with at least this many stars."),
     limit: int = typer.Option(11000, "--limit", min=1, help="How many repositories to list, most-starred first."),
     out_file: Path = typer.Option(..., "--out", help="Repos file to write (one project a line), for `collect --repos-file`."),
-    host: str = typer.Option(forges.GITHUB_HOST, "--host", help="The forge host to search: github.com, or a GitLab host such as "
-                             "gitlab.com or one under [hosts] in the config."),
-    api: Optional[str] = typer.Option(None, "--api", help="The host's API: GitHub's GraphQL endpoint, or a GitLab instance's "
-                                      "REST base (…/api/v4). Default: the host's own."),
+    host: str = typer.Option(forges.GITHUB_HOST, "--host", help="The forge host to search: github.com, a GitLab host such as "
+                             "gitlab.com, a Forgejo host such as codeberg.org, or one under [hosts] in the config."),
+    api: Optional[str] = typer.Option(None, "--api", help="The host's API: GitHub's GraphQL endpoint, a GitLab instance's "
+                                      "REST base (…/api/v4) or a Forgejo instance's (…/api/v1). Default: the host's own."),
     config: Optional[Path] = typer.Option(None, "--config", help="porchlamp.toml (for hosts under [hosts])."),
 ) -> None:
     """Build a candidate list of a forge's most-starred projects. On GitHub, from search, slicing star
     ranges past its 1,000-result cap (token: GITHUB_TOKEN); on GitLab, from the instance's list of
-    public projects by stars (token: PORCHLAMP_TOKEN_<HOST>, or GITLAB_TOKEN for gitlab.com)."""
+    public projects by stars (token: PORCHLAMP_TOKEN_<HOST>, or GITLAB_TOKEN for gitlab.com); on
+    Forgejo or Gitea, from its repository search by stars (token: PORCHLAMP_TOKEN_<HOST>, such as
+    PORCHLAMP_TOKEN_CODEBERG_ORG)."""
     from porchlamp.collect import CollectError, GraphQLClient, find_token
     from porchlamp.collect.github.discover import discover as run_discover
 
@@ -538,6 +549,17 @@ def discover(
                 raise UserError(no_token(host))
             client: Any = GitLabClient(api or forges.default_api(host, forge), token, host, wait_scale=_wait_scale())
             search: Any = discover_gitlab
+        elif forge == "forgejo":
+            from porchlamp.collect.forgejo.client import ForgejoClient
+            from porchlamp.collect.forgejo.client import find_token as forgejo_token
+            from porchlamp.collect.forgejo.client import no_token as forgejo_no_token
+            from porchlamp.collect.forgejo.discover import discover as discover_forgejo
+
+            token = forgejo_token(host)
+            if not token:
+                raise UserError(forgejo_no_token(host))
+            client = ForgejoClient(api or forges.default_api(host, forge), token, host, wait_scale=_wait_scale())
+            search = discover_forgejo
         elif forge == "github":
             token = find_token()
             if not token:
@@ -580,16 +602,21 @@ def emulator(
                                         "later PRs, comments, merges and commits are hidden. Default: everything."),
     gitlab_host: Optional[str] = typer.Option(None, "--gitlab", help="Serve GitLab's REST API v4 instead, for the world's "
                                               "projects on this host (gitlab.com, or a self-hosted one the world names)."),
-    minute_seconds: float = typer.Option(60.0, "--minute-seconds", min=0.01, help="GitLab: how long the rate-limit 'minute' lasts."),
+    forgejo_host: Optional[str] = typer.Option(None, "--forgejo", help="Serve Forgejo's REST API v1 instead, for the world's "
+                                               "projects on this host (codeberg.org, or a self-hosted one the world names)."),
+    minute_seconds: float = typer.Option(60.0, "--minute-seconds", min=0.01, help="GitLab and Forgejo: how long the "
+                                         "rate-limit 'minute' lasts."),
 ) -> None:
     """Serve GitHub's GraphQL API (and a dependents lookup) over a sample world on 127.0.0.1; with
-    --gitlab HOST, GitLab's REST API for the world's projects on that host.
+    --gitlab HOST, GitLab's REST API for the world's projects on that host; with --forgejo HOST,
+    Forgejo's.
 
     Point `porchlamp collect --api http://127.0.0.1:PORT/graphql` at GitHub's, and
-    `--host-api HOST=http://127.0.0.1:PORT/api/v4` at GitLab's. Any token is accepted.
+    `--host-api HOST=http://127.0.0.1:PORT/api/v4` at GitLab's (`/api/v1` at Forgejo's). Any token is accepted.
     GET /_emulator/stats shows requests, points and faults. Stop it with Ctrl-C.
     """
     from porchlamp.emulator import Emulator, Faults, FaultSpecError, Limits
+    from porchlamp.emulator.forgejo import ForgejoEmulator, ForgejoLimits
     from porchlamp.emulator.gitlab import GitLabEmulator, GitLabLimits
 
     with _errors():
@@ -597,15 +624,20 @@ def emulator(
             spec = Faults.parse(faults)
         except FaultSpecError as err:
             raise UserError(f"--faults: {err}") from None
+        if gitlab_host and forgejo_host:
+            raise UserError("--gitlab and --forgejo: serve one forge at a time (start another emulator for the other)")
         with progress_bar("loading the world", None):
-            if gitlab_host:
-                emu: Any = GitLabEmulator(world, gitlab_host.lower(), port=port, faults=spec,
+            if forgejo_host:
+                emu: Any = ForgejoEmulator(world, forgejo_host.lower(), port=port, faults=spec,
+                                           limits=ForgejoLimits(minute_seconds=minute_seconds), clock=_parse_date(clock, "--clock"))
+            elif gitlab_host:
+                emu = GitLabEmulator(world, gitlab_host.lower(), port=port, faults=spec,
                                           limits=GitLabLimits(minute_seconds=minute_seconds), clock=_parse_date(clock, "--clock"))
             else:
                 emu = Emulator(world, port=port, faults=spec, limits=Limits(points_per_hour=points_per_hour, hour_seconds=hour_seconds),
                                clock=_parse_date(clock, "--clock"))
-        served = len(emu.world.projects) if gitlab_host else len(emu.world.repos)
-        console.print(f"{'GitLab' if gitlab_host else 'GitHub'} emulator serving {served:,} repositories at {emu.url} "
+        served = len(emu.world.by_path) if forgejo_host else len(emu.world.projects) if gitlab_host else len(emu.world.repos)
+        console.print(f"{'Forgejo' if forgejo_host else 'GitLab' if gitlab_host else 'GitHub'} emulator serving {served:,} repositories at {emu.url} "
                       f"(stats at {emu.base_url}/_emulator/stats); Ctrl-C stops it")
         try:
             emu.serve_forever()
@@ -615,8 +647,8 @@ def emulator(
 
 @app.command()
 def check(
-    repo: str = typer.Argument(..., help="owner/name on GitHub, host/path on GitLab (gitlab.com/group/project), or the web "
-                               "address of either."),
+    repo: str = typer.Argument(..., help="owner/name on GitHub, host/path on GitLab (gitlab.com/group/project) or Forgejo "
+                               "(codeberg.org/owner/name), or the web address of any."),
     api: str = typer.Option("https://api.github.com/graphql", "--api", help="GitHub's GraphQL endpoint (the emulator's URL offline)."),
     dependents_api: str = typer.Option("https://packages.ecosyste.ms", "--dependents-api", help="Dependents service ('' to skip)."),
     as_of: Optional[str] = typer.Option(None, "--as-of", help="Judge as of this date (default: today, UTC)."),

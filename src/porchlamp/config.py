@@ -108,6 +108,8 @@ class HostSettings(_Section):
     api: str | None = Field(None, pattern="^https?://", description="base address of its API (default: the forge's usual path on the host)")
     requests_per_minute: int | None = Field(None, ge=1, le=100_000, description="most requests a minute to send it (self-hosted "
                                             "instances set their own limits; a 429 is honoured whatever this says)")
+    wip_prefixes: list[str] | None = Field(None, description="Forgejo/Gitea: the title prefixes that mark a draft, as the "
+                                           "instance's WORK_IN_PROGRESS_PREFIXES sets them (default WIP: and [WIP])")
 
 
 DEFAULT_PROFILES: dict[str, dict[str, float]] = {

@@ -15,9 +15,11 @@ from typing import Any
 from contextlib import ExitStack
 
 from porchlamp.collect import CollectOptions, Collector, CollectSummary, GraphQLClient
+from porchlamp.collect.forgejo.client import ForgejoClient
 from porchlamp.collect.gitlab.client import GitLabClient
 from porchlamp.config import Settings
 from porchlamp.emulator import Emulator, WorldIndex
+from porchlamp.emulator.forgejo import ForgejoEmulator, ForgejoLimits
 from porchlamp.emulator.gitlab import GitLabEmulator, GitLabLimits
 from porchlamp.publish import PublishSummary, load_site_data, publish
 from porchlamp.sample import WorldSummary, generate_world, read_meta
@@ -25,10 +27,13 @@ from porchlamp.snapshot import EvaluateSummary, evaluate_store, report_from_stor
 from porchlamp.store import Store
 
 Step = Callable[[str, int | None], Any]  # (label, total) -> a context manager yielding advance(n)
-# The demo world's projects on GitLab: a share on gitlab.com and a share on one self-hosted instance.
-DEMO_HOSTS = {"gitlab.com": 0.06, "gitlab.example.org": 0.03}
-# The GitLab emulators' rate-limit minute, and the clients' alike: the demo meets the limits in seconds.
+# The demo world's projects beyond GitHub: on gitlab.com and a self-hosted GitLab, on Codeberg
+# (Forgejo) and a self-hosted Forgejo.
+DEMO_HOSTS = {"gitlab.com": 0.06, "gitlab.example.org": 0.03, "codeberg.org": 0.05, "forgejo.example.net": 0.03}
+# The emulators' rate-limit minute, and the clients' alike: the demo meets the limits in seconds.
 DEMO_MINUTE = 1.0
+# What the demo's Forgejo clients send a "minute" (a compressed one): Codeberg publishes no limit.
+DEMO_FORGEJO_RATE = 600
 
 
 @dataclass(frozen=True)
@@ -54,15 +59,21 @@ def run_demo(out_dir: Path, repos: int, seed: int, settings: Settings, step: Ste
         db.unlink()
     meta = read_meta(world)
     as_of = date.fromisoformat(meta["as_of"])
-    hosts = sorted(meta.get("hosts") or {})
-    # The world's self-hosted instance is named in the settings, as an operator names theirs in porchlamp.toml.
-    named = {h: {"forge": "gitlab"} for h in hosts if h != "gitlab.com"}
+    forge_of: dict[str, str] = meta.get("hosts") or {}
+    hosts = sorted(forge_of)
+    # The world's self-hosted instances are named in the settings, as an operator names theirs in porchlamp.toml.
+    named = {h: {"forge": forge_of[h]} for h in hosts if h not in ("gitlab.com", "codeberg.org")}
     settings = Settings.model_validate({**settings.model_dump(), "hosts": {**named, **settings.model_dump()["hosts"]}})
     index = WorldIndex(world)
     with ExitStack() as stack:
         emu = stack.enter_context(Emulator(index))
         clients: dict[str, Any] = {"github.com": GraphQLClient(emu.url, "demo-token")}
         for host in hosts:
+            if forge_of[host] == "forgejo":
+                fj = stack.enter_context(ForgejoEmulator(index, host, limits=ForgejoLimits(minute_seconds=DEMO_MINUTE)))
+                clients[host] = ForgejoClient(fj.url, "demo-token", host, minute_seconds=DEMO_MINUTE, per_minute=DEMO_FORGEJO_RATE)
+                say(f"2/5 Forgejo emulator for {host} at {fj.url}")
+                continue
             lab = stack.enter_context(GitLabEmulator(index, host, limits=GitLabLimits(minute_seconds=DEMO_MINUTE)))
             clients[host] = GitLabClient(lab.url, "demo-token", host, minute_seconds=DEMO_MINUTE)
             say(f"2/5 GitLab emulator for {host} at {lab.url}")

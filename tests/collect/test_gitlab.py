@@ -5,7 +5,7 @@ faults on GitLab leave the same rows."""
 from pathlib import Path
 
 import pytest
-from collecting import AS_OF, collect_forges, collect_world, raw_contents
+from collecting import AS_OF, collect_forges, collect_killed_and_resumed, collect_world, raw_contents
 from evaluate.test_truth import Snapshot, _agreement
 
 from porchlamp.config import Settings
@@ -115,47 +115,12 @@ def test_the_command_collects_gitlab_killed_and_resumed(tmp_path: Path) -> None:
     """`porchlamp collect` as an operator runs it, on a list of GitLab projects (the GitLab emulator at
     --host-api, a token from PORCHLAMP_TOKEN_<HOST>): killed with -9 after a random share of its
     requests and run again, it ends with the rows of an unbroken run; the token is in nothing it wrote."""
-    import os
-    import random
-    import signal
-    import subprocess
-    import sys
-    import time
-
     from porchlamp.emulator.gitlab import GitLabEmulator, GitLabLimits
     from porchlamp.emulator.index import WorldIndex
 
     world = generate_world(tmp_path / "w", repos=44, seed=4242, hosts={"gitlab.example.org": 0.9}).path
     (tmp_path / "repos.txt").write_text("\n".join(r for r in (world / "repos.txt").read_text().split() if r.startswith("gitlab.")))
-    (tmp_path / "porchlamp.toml").write_text('[hosts."gitlab.example.org"]\nforge = "gitlab"\n')
-    secret = "glpat-" + "Xy9" * 7
-    env = {**os.environ, "PORCHLAMP_TOKEN_GITLAB_EXAMPLE_ORG": secret, "PORCHLAMP_WAIT_SCALE": "0.001", "COLUMNS": "200"}
     # The emulator's minute as compressed as the client's (60 s times PORCHLAMP_WAIT_SCALE).
     with GitLabEmulator(WorldIndex(world), "gitlab.example.org", limits=GitLabLimits(minute_seconds=0.06, users_per_ten_minutes=100_000)) as lab:
-        def run(db: Path) -> subprocess.Popen:  # type: ignore[type-arg]
-            return subprocess.Popen([sys.executable, "-m", "porchlamp", "collect", "--repos-file", str(tmp_path / "repos.txt"),
-                                     "--db", str(db), "--as-of", "2026-10-15", "--dependents-api", "", "--config",
-                                     str(tmp_path / "porchlamp.toml"), "--host-api", f"gitlab.example.org={lab.url}"],
-                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-        whole = run(tmp_path / "whole.duckdb")
-        out, err = whole.communicate(timeout=600)
-        assert whole.returncode == 0, err
-        assert "gitlab.example.org: token accepted" in out + err and secret not in out + err
-        requests = lab.stats.requests
-        rng = random.Random(11)
-        for point in range(3):
-            db = tmp_path / f"killed{point}.duckdb"
-            at, before = rng.randint(5, requests - 5), lab.stats.requests
-            killed = run(db)
-            while killed.poll() is None and lab.stats.requests - before < at:
-                time.sleep(0.002)
-            if killed.poll() is None:
-                killed.send_signal(signal.SIGKILL)
-            killed.wait(60)
-            again = run(db)
-            out, err = again.communicate(timeout=600)
-            assert again.returncode == 0, err
-            assert raw_contents(db) == raw_contents(tmp_path / "whole.duckdb"), f"kill point {point}"
-    for path in tmp_path.rglob("*.duckdb"):
-        assert secret.encode() not in path.read_bytes()
+        collect_killed_and_resumed(tmp_path, "gitlab.example.org", lab.url, "PORCHLAMP_TOKEN_GITLAB_EXAMPLE_ORG", "glpat-" + "Xy9" * 7,
+                                   '[hosts."gitlab.example.org"]\nforge = "gitlab"\n', lab, seed=11)

@@ -8,6 +8,7 @@ from helpers import own_verdict
 
 from porchlamp.config import Settings
 from porchlamp.demo import DEMO_HOSTS
+from porchlamp.sample.plan import world_forge
 from porchlamp.publish import load_site_data, publish
 from porchlamp.publish.serve import SiteServer
 from porchlamp.sample import generate_world, load_world
@@ -68,12 +69,12 @@ def published(store300: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
 
 @pytest.fixture(scope="session")
 def demo_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """The site `make demo` publishes: its world (300 repositories, seed 1, a share on gitlab.com and on
-    a self-hosted GitLab), loaded rather than collected over HTTP (the same rows: tests/collect),
-    judged with the self-hosted host named, and published."""
+    """The site `make demo` publishes: its world (300 repositories, seed 1, shares on gitlab.com, a
+    self-hosted GitLab, Codeberg and a self-hosted Forgejo), loaded rather than collected over HTTP
+    (the same verdicts: tests/collect), judged with the self-hosted hosts named, and published."""
     tmp = tmp_path_factory.mktemp("demo")
     world = generate_world(tmp / "world", repos=300, seed=1, hosts=DEMO_HOSTS).path
-    settings = Settings(hosts={h: {"forge": "gitlab"} for h in DEMO_HOSTS if h != "gitlab.com"})
+    settings = Settings(hosts={h: {"forge": world_forge(h)} for h in DEMO_HOSTS if h not in ("gitlab.com", "codeberg.org")})
     with Store(tmp / "s.duckdb") as s:
         load_world(world, s)
         evaluate_store(s, None, settings)

@@ -89,7 +89,7 @@ def test_a_projects_figures_read_the_same_everywhere(demo_site: tuple[Path, dict
             assert median == verdict_median == measured_median, (rel, median, verdict_median, measured_median)
             medians += 1
         compared += 1
-    assert compared == len(rows) and medians > 50 and forges == {"github", "gitlab"}
+    assert compared == len(rows) and medians > 50 and forges == {"github", "gitlab", "forgejo"}
 
 
 def test_outcome_and_first_response_tell_one_story(demo_site: tuple[Path, dict[str, Any]]) -> None:

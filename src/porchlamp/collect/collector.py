@@ -1,8 +1,8 @@
 """Resumable, incremental collection of everything SPEC.md needs, into the store: the pipeline.
 
 Each stage (`collect/stages/`) decides what to ask for and writes what comes back; each repository's
-forge adapter (`collect/github/`, `collect/gitlab/`) asks its API and reads the answers. Every write
-goes with the state that marks it done (`collect/run.py`), so a run killed at any point resumes where
+forge adapter (`collect/github/`, `collect/gitlab/`, `collect/forgejo/`) asks its API and reads the
+answers. Every write goes with the state that marks it done (`collect/run.py`), so a run killed at any point resumes where
 it stopped; a repository that keeps failing is recorded with the step and the error, the run goes
 on, and the next run tries it first.
 """

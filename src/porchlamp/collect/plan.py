@@ -10,6 +10,7 @@ from datetime import date
 from typing import Any
 
 from porchlamp.collect.github.client import GraphQLClient
+from porchlamp.collect.forgejo.client import ForgejoClient
 from porchlamp.collect.gitlab.client import GITLAB_COM_PER_MINUTE, USERS_LIMIT, GitLabClient
 from porchlamp.store import Store
 
@@ -18,6 +19,8 @@ POINTS_PER_REPO_FULL = 1.06
 # Measured on the sample world's GitLab projects (bench/RESULTS.md): requests a project takes in a full
 # collection, and of them `/users/:id` look-ups (limited apart on gitlab.com).
 GITLAB_REQUESTS_PER_PROJECT, GITLAB_USERS_PER_PROJECT = 345, 16
+# Measured on the sample world's Codeberg projects (bench/RESULTS.md): requests a project takes in a full collection.
+FORGEJO_REQUESTS_PER_PROJECT = 268
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,17 @@ def plan_gitlab(client: GitLabClient, projects: int, per_minute: int | None = No
             + f" ({GITLAB_REQUESTS_PER_PROJECT} requests a project, measured on the sample world)"]
 
 
+def plan_forgejo(client: ForgejoClient, projects: int) -> list[str]:
+    """Check a Forgejo host's token (one request) and estimate a full collection of `projects` there:
+    its requests, and the hours the client's own pace takes over them (the host publishes no limit)."""
+    version = client.version().get("version", "unknown")
+    requests = projects * FORGEJO_REQUESTS_PER_PROJECT
+    rate = client.per_minute
+    return [f"{client.host}: token accepted (Forgejo {version})",
+            f"estimate for {projects:,} projects on {client.host}: about {requests:,} requests, {requests / rate / 60:.1f} hours "
+            f"of one token at {rate:,} a minute ({FORGEJO_REQUESTS_PER_PROJECT} requests a project, measured on the sample world)"]
+
+
 def plan_lines(clients: dict[str, Any], store: Store, repos: list[str], as_of: date) -> list[str]:
     """What a run on these clients will cost, each host checked first (spending nothing on GitHub)."""
     from porchlamp import forges
@@ -96,6 +110,8 @@ def plan_lines(clients: dict[str, Any], store: Store, repos: list[str], as_of: d
         count = sum(1 for r in repos if forges.host_of(r) == host)
         if isinstance(client, GraphQLClient):
             lines += plan_collection(client, store, count, as_of).lines()
+        elif isinstance(client, ForgejoClient):
+            lines += plan_forgejo(client, count)
         else:
             lines += plan_gitlab(client, count)
     return lines

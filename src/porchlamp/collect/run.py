@@ -248,6 +248,19 @@ class Run:
             for job, fut in futures:
                 yield job, fut.result()
 
+    def each(self, items: Sequence[Any], fetch: Callable[[Any], Any], write: Callable[[Any, Any, Writes], None], step: str,
+             label: str | None, repos_of: Callable[[Any], Iterable[str]] = lambda item: [item]) -> None:
+        """One request's worth of work an item, as the REST forges ask (a project, a PR, an account):
+        fetch each, write what `write` makes of its answer, and move the bar `label` one on."""
+        def store(job: Job, got: Any) -> None:
+            out = Writes()
+            write(job.items[0], got, out)
+            self.write(out)
+            if label:
+                self.progress(label, 1, len(items))
+
+        self.run_jobs([Job((x,)) for x in items], lambda job: fetch(job.items[0]), store, step, lambda j: repos_of(j.items[0]))
+
     def run_jobs(self, jobs: list[Job], fetch: Callable[[Job], Any], store: Callable[[Job, Any], None],
                  step: str, repos_of: Callable[[Job], Iterable[str]], min_size: int | None = None,
                  shrink: Callable[[Job], list[Job]] | None = None) -> None:

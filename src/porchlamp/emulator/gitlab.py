@@ -14,7 +14,6 @@ as it would on GitLab. `GET /_emulator/stats` reports requests by status, fault 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import threading
 import time
@@ -29,8 +28,8 @@ from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
 from porchlamp import forges
 from porchlamp.emulator.faults import Faults
-from porchlamp.emulator.index import RepoEntry, WorldIndex
-from porchlamp.emulator.server import Served, _Server, write_answer
+from porchlamp.emulator.index import RepoEntry, WorldIndex, merged_before, merged_pr
+from porchlamp.emulator.server import RestHandler, Served, _Server
 from porchlamp.sample.associations import ACCESS_LEVELS
 
 API = "/api/v4"
@@ -168,16 +167,7 @@ class GitLabWorld:
                 self.projects[pid] = entry
                 self.by_path[forges.path_of(entry.row["name_with_owner"]).lower()] = entry
         self.user_by_id: dict[int, dict[str, Any]] = {number(f"user:{login}"): a for login, a in index.accounts.items()}
-        self.history: dict[str, list[dict[str, Any]]] = {}  # repo -> merged MRs served from commits before the window
-        start = index.meta["as_of"]
-        window_start = (date.fromisoformat(start).toordinal() - 183)
-        for entry in self.projects.values():
-            nwo = entry.row["name_with_owner"]
-            top = max((p["number"] for p in entry.pulls), default=0) + max((i["number"] for i in entry.issues), default=0)
-            old = [c for c in entry.commits if c["author_login"]
-                   and date.fromisoformat(c["committed_at"][:10]).toordinal() < window_start]
-            self.history[nwo] = [{"number": top + 1 + k, "commit": c} for k, c in
-                                 enumerate(sorted(old, key=lambda c: (c["committed_at"], c["oid"])))]
+        self.history = merged_before(index, self.projects.values())  # repo -> merged MRs served from commits before the window
 
     # -- lookups ---------------------------------------------------------------------------
 
@@ -313,11 +303,7 @@ class GitLabWorld:
 
     def history_pr(self, e: RepoEntry, h: dict[str, Any]) -> dict[str, Any]:
         """A merge request merged before the window, for a contributor's commit then, as a world PR row."""
-        c = h["commit"]
-        return {"repo": e.row["name_with_owner"], "number": h["number"], "title": (c.get("message") or "").split("\n", 1)[0],
-                "body": "", "state": "MERGED", "created_at": c["committed_at"], "updated_at": c["committed_at"],
-                "merged_at": c["committed_at"], "merged_by": c["author_login"], "closed_at": c["committed_at"],
-                "author": c["author_login"], "is_draft": False, "merge_commit_sha": c["oid"]}
+        return merged_pr(e.row["name_with_owner"], h)
 
     def notes(self, e: RepoEntry, pr: dict[str, Any]) -> list[dict[str, Any]]:
         """A merge request's notes: people's comments and diff notes, and the system notes of the acts
@@ -580,38 +566,15 @@ class GitLabEmulator(Served):
 
 
 def _handler(emu: GitLabEmulator) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    class Handler(RestHandler):
         server_version = "nginx"
-        sys_version = ""
-        # Headers and body go out as two writes; with Nagle's algorithm on, each small answer waited for
-        # the client's delayed acknowledgement (about 40 ms a request on loopback).
-        disable_nagle_algorithm = True
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            return
-
-        def _send(self, status: int, body: bytes, headers: dict[str, str], fault: str | None = None, endpoint: str = "") -> None:
-            with emu._lock:
-                emu.stats.requests += 1
-                emu.stats.by_status[status] += 1
-                if endpoint:
-                    emu.stats.by_endpoint[endpoint] += 1
-                if fault:
-                    emu.stats.by_fault[fault] += 1
-            write_answer(self, status, body, headers, fault, "application/json")
-
-        def _json(self, status: int, data: Any, headers: dict[str, str] | None = None, fault: str | None = None,
-                  endpoint: str = "") -> None:
-            body = data if isinstance(data, bytes) else json.dumps(data, ensure_ascii=False).encode("utf-8")
-            self._send(status, body, headers or {}, fault, endpoint)
+        def server_error(self, status: int) -> dict[str, Any]:
+            return {"message": "500 Internal Server Error"} if status == 500 else {"message": "504 Gateway Timeout"}
 
         def do_GET(self) -> None:  # noqa: N802
             url = urlparse(self.path)
-            if url.path == "/_emulator/stats":
-                with emu._lock:
-                    data = emu.stats.as_dict()
-                self._json(200, data)
+            if self._stats(url.path):
                 return
             if not url.path.startswith(API + "/"):
                 self._json(404, {"error": "404 Not Found"})
@@ -647,11 +610,7 @@ def _handler(emu: GitLabEmulator) -> type[BaseHTTPRequestHandler]:
                 # A throttled request: with the throttle's headers, or (an application limit) none.
                 self._limited(time.time() + 1, rate if fault == "rate_limited" else {}, fault, endpoint)
                 return
-            if fault in ("bad_gateway", "gateway_timeout", "partial"):
-                status = {"bad_gateway": 502, "gateway_timeout": 504, "partial": 500}[fault]
-                body = b"<html><body><h1>502 Bad Gateway</h1></body></html>" if status == 502 else \
-                    json.dumps({"message": "500 Internal Server Error"} if status == 500 else {"message": "504 Gateway Timeout"}).encode()
-                self._send(status, body, {"content-type": "text/html" if status == 502 else "application/json"}, fault, endpoint)
+            if self._server_fault(fault, endpoint):
                 return
             if fault == "slow":
                 time.sleep(emu.faults.slow_seconds)
@@ -667,11 +626,7 @@ def _handler(emu: GitLabEmulator) -> type[BaseHTTPRequestHandler]:
             headers = {**rate, **headers}
             if status == 200 and "x-page" in headers:
                 headers["Link"] = self._links(url, headers)
-            if fault == "malformed" and not isinstance(data, bytes):
-                text = json.dumps(data).encode()
-                self._send(status, text[: max(1, len(text) // 2)], headers, fault, endpoint)
-                return
-            self._json(status, data, headers, fault if fault in ("slow", "reset") else None, endpoint)
+            self._answer(status, data, headers, fault, endpoint)
 
         def _limited(self, reset: float, rate: dict[str, str], fault: str | None, endpoint: str) -> None:
             """429 with a plain-text body (doc/administration/settings/user_and_ip_rate_limits.md)."""
@@ -693,5 +648,6 @@ def _handler(emu: GitLabEmulator) -> type[BaseHTTPRequestHandler]:
                     rels.append(f'<{base}?{urlencode({**q, "page": page})}>; rel="{rel}"')
             return ", ".join(rels)
 
+    Handler.emu = emu
     return Handler
 

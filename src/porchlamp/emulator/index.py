@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -147,3 +147,26 @@ def _tree(row: dict[str, Any], c: dict[str, Any]) -> dict[str, Any]:
     for path in c.get("ai_policy") or ():
         tree[path] = "Contributions made with AI assistance are welcome; disclose them in the PR.\n"
     return tree
+
+
+def merged_before(index: WorldIndex, entries: Iterable[RepoEntry]) -> dict[str, list[dict[str, Any]]]:
+    """For the REST forges, which have no commit-history filter by account: each contributor's commit
+    before the window as a change merged then, numbered after the repository's own PRs and issues
+    (repository name -> [{"number", "commit"}], oldest first)."""
+    window_start = date.fromisoformat(index.meta["as_of"]).toordinal() - 183
+    out: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        nwo = entry.row["name_with_owner"]
+        top = max((p["number"] for p in entry.pulls), default=0) + max((i["number"] for i in entry.issues), default=0)
+        old = [c for c in entry.commits if c["author_login"] and date.fromisoformat(c["committed_at"][:10]).toordinal() < window_start]
+        out[nwo] = [{"number": top + 1 + k, "commit": c} for k, c in enumerate(sorted(old, key=lambda c: (c["committed_at"], c["oid"])))]
+    return out
+
+
+def merged_pr(repo: str, h: dict[str, Any]) -> dict[str, Any]:
+    """A change merged before the window, for a contributor's commit then (`merged_before`), as a world PR row."""
+    c = h["commit"]
+    return {"repo": repo, "number": h["number"], "title": (c.get("message") or "").split("\n", 1)[0],
+            "body": "", "state": "MERGED", "created_at": c["committed_at"], "updated_at": c["committed_at"],
+            "merged_at": c["committed_at"], "merged_by": c["author_login"], "closed_at": c["committed_at"],
+            "author": c["author_login"], "is_draft": False, "merge_commit_sha": c["oid"]}

@@ -453,6 +453,68 @@ def _github_validation_error(e: GraphQLError) -> dict[str, Any]:
     return out
 
 
+class RestHandler(BaseHTTPRequestHandler):
+    """What the REST forges' emulators answer alike (GitLab's, Forgejo's): the connection, the counts
+    in `emu.stats`, JSON bodies, `/_emulator/stats`, and the server faults and a body cut short, each
+    in the forge's own error shape (`server_error`)."""
+
+    protocol_version = "HTTP/1.1"
+    sys_version = ""
+    # Headers and body go out as two writes; with Nagle's algorithm on, each small answer waited for
+    # the client's delayed acknowledgement (about 40 ms a request on loopback).
+    disable_nagle_algorithm = True
+    emu: Any  # the emulator, set by each forge's handler class
+    content_type = "application/json"
+
+    def server_error(self, status: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        return
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str], fault: str | None = None, endpoint: str = "") -> None:
+        emu = self.emu
+        with emu._lock:
+            emu.stats.requests += 1
+            emu.stats.by_status[status] += 1
+            if endpoint:
+                emu.stats.by_endpoint[endpoint] += 1
+            if fault:
+                emu.stats.by_fault[fault] += 1
+        write_answer(self, status, body, headers, fault, self.content_type)
+
+    def _json(self, status: int, data: Any, headers: dict[str, str] | None = None, fault: str | None = None,
+              endpoint: str = "") -> None:
+        body = data if isinstance(data, bytes) else json.dumps(data, ensure_ascii=False).encode("utf-8")
+        self._send(status, body, headers or {}, fault, endpoint)
+
+    def _stats(self, path: str) -> bool:
+        """Answer `/_emulator/stats`; whether it was that."""
+        if path != "/_emulator/stats":
+            return False
+        with self.emu._lock:
+            data = self.emu.stats.as_dict()
+        self._json(200, data)
+        return True
+
+    def _server_fault(self, fault: str | None, endpoint: str) -> bool:
+        """Answer a drawn 502 (an HTML page, as a proxy sends), 504 or 500; whether it was one."""
+        if fault not in ("bad_gateway", "gateway_timeout", "partial"):
+            return False
+        status = {"bad_gateway": 502, "gateway_timeout": 504, "partial": 500}[fault]
+        body = b"<html><body><h1>502 Bad Gateway</h1></body></html>" if status == 502 else json.dumps(self.server_error(status)).encode()
+        self._send(status, body, {"content-type": "text/html" if status == 502 else "application/json"}, fault, endpoint)
+        return True
+
+    def _answer(self, status: int, data: Any, headers: dict[str, str], fault: str | None, endpoint: str) -> None:
+        """Send an answer, cut in half for the fault `malformed`; `slow` and `reset` are the sending's own."""
+        if fault == "malformed" and not isinstance(data, bytes):
+            text = json.dumps(data).encode()
+            self._send(status, text[: max(1, len(text) // 2)], headers, fault, endpoint)
+            return
+        self._json(status, data, headers, fault if fault in ("slow", "reset") else None, endpoint)
+
+
 def write_answer(handler: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str], fault: str | None,
                  content_type: str) -> None:
     """Send an answer; with the fault `reset`, a third of its body and then the connection cut for

@@ -109,11 +109,17 @@ class Project:
 
     @property
     def forge_words(self) -> str:
-        """Where it lives, said on its page: "on GitLab (gitlab.example.org)"; nothing for GitHub's."""
+        """Where it lives, said on its page: "on GitLab (gitlab.example.org)", with what stands in for what
+        its forge does not show; nothing for GitHub's."""
         host = forges.host_of(self.repo)
         name = forges.FORGE_NAMES.get(self.forge, self.forge)
-        return "" if host == forges.GITHUB_HOST else f"on {name} ({host}), where a pull request is a " \
-            f"{forges.change_words(self.forge)[0]}"
+        if host == forges.GITHUB_HOST:
+            return ""
+        if self.forge == "forgejo":  # what stands in for the signals Forgejo lacks (SPEC section 13, DECISIONS)
+            return (f"on {name} ({host}), which marks a draft by a WIP: title and shows no author association and no "
+                    "bot flag: write access (the owner, the users it lets be assigned, the organisation's public members) "
+                    "stands for membership, and bots are known by their names, texts and acts")
+        return f"on {name} ({host}), where a pull request is a {forges.change_words(self.forge)[0]}"
 
     def home_verdict(self, days: int) -> str:
         """What became of outside changes at the project its review happens on: "ranked; it answered

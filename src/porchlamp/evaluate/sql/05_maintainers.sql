@@ -1,14 +1,17 @@
 -- SPEC §3 (maintainer): association OWNER, MEMBER or COLLABORATOR on anything in the window, a
 -- write-level act on someone else's PR in the window, the merger, or CODEOWNERS; never a bot. On a
--- forge that reports members instead of associations (SPEC §13, GitLab), membership with access level
--- Developer (30) or above stands for the association, read on the same PRs and items.
+-- forge that reports members instead of associations (SPEC §13, GitLab and Forgejo), membership with
+-- access level Developer (30) or above stands for the association, read on the same PRs and items.
 -- Each act keeps its place (PR number, then the author, the merger, the items in order), so a
 -- maintainer's reason is the first act found; of an account's acts on items, only the first of
 -- each reason is kept (at 11,000 repositories, 2.3 million acts become about 100,000 rows).
 CREATE OR REPLACE TEMP TABLE j_members AS
 SELECT repo_key(repo) AS rk, lower(login) AS login,
-       'member with the ' || CASE WHEN access_level >= 50 THEN 'Owner' WHEN access_level >= 40 THEN 'Maintainer' ELSE 'Developer' END
-           || ' role' AS why
+       CASE WHEN access_level >= 50 THEN 'member with the Owner role' WHEN access_level >= 40 THEN 'member with the Maintainer role'
+            -- Forgejo's (collect/forgejo/mapping.py): write access, or a public member of the owning organisation
+            WHEN access_level = 35 THEN 'has write access (Forgejo lets them be assigned)'
+            WHEN access_level = 32 THEN 'public member of the organisation that owns it'
+            ELSE 'member with the Developer role' END AS why
 FROM members WHERE access_level >= 30;
 
 CREATE OR REPLACE TEMP TABLE j_acts AS
