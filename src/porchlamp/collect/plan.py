@@ -18,7 +18,7 @@ from porchlamp.store import Store
 POINTS_PER_REPO_FULL = 1.06
 # Measured on the sample world's GitLab projects (bench/RESULTS.md): requests a project takes in a full
 # collection, and of them `/users/:id` look-ups (limited apart on gitlab.com).
-GITLAB_REQUESTS_PER_PROJECT, GITLAB_USERS_PER_PROJECT = 345, 16
+GITLAB_REQUESTS_PER_PROJECT, GITLAB_USERS_PER_PROJECT = 349, 17
 # Measured on the sample world's Codeberg projects (bench/RESULTS.md): requests a project takes in a full collection.
 FORGEJO_REQUESTS_PER_PROJECT = 268
 
