@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from collecting import AS_OF, collect_forges, collect_killed_and_resumed, collect_world, raw_contents
+from collecting import AS_OF, collect_forges, collect_killed_and_resumed, collect_world, every_fault_leaves_the_same_rows
 from evaluate.test_truth import Snapshot, _agreement
 
 from porchlamp.collect.forgejo.client import ForgejoClient
@@ -123,15 +123,7 @@ def test_a_world_on_github_gitlab_and_two_forgejo_hosts_recovers_planted_truth(t
 
 @pytest.mark.slow
 def test_every_fault_kind_at_five_per_cent_on_forgejo_leaves_the_same_rows(tmp_path: Path) -> None:
-    world = generate_world(tmp_path / "w", repos=45, seed=919, hosts={"codeberg.org": 0.5, SELF_HOSTED: 0.45}).path
-    clean, _ = collect_forges(world, tmp_path / "clean.duckdb")
-    faults = ",".join(f"{k}=0.05" for k in ("rate_limited", "secondary", "bad_gateway", "gateway_timeout", "reset", "malformed",
-                                              "partial")) + ",seed=4"
-    faulty, labs = collect_forges(world, tmp_path / "faulty.duckdb", faults=faults)
-    assert clean.done == faulty.done == 45 and not faulty.failures
-    assert sum(sum(s["by_fault"].values()) for s in labs.values()) > 300
-    assert sum(faulty.retries.values()) > 300
-    assert raw_contents(tmp_path / "faulty.duckdb") == raw_contents(tmp_path / "clean.duckdb")
+    every_fault_leaves_the_same_rows(tmp_path, {"codeberg.org": 0.5, SELF_HOSTED: 0.45})
 
 
 def test_the_client_reads_the_instance_s_page_cap_and_pages_by_it(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ faults on GitLab leave the same rows."""
 from pathlib import Path
 
 import pytest
-from collecting import AS_OF, collect_forges, collect_killed_and_resumed, collect_world, raw_contents
+from collecting import AS_OF, collect_forges, collect_killed_and_resumed, collect_world, every_fault_leaves_the_same_rows
 from evaluate.test_truth import Snapshot, _agreement
 
 from porchlamp.config import Settings
@@ -99,15 +99,7 @@ def test_a_world_on_github_two_gitlab_hosts_recovers_planted_truth(tmp_path: Pat
 
 @pytest.mark.slow
 def test_every_fault_kind_at_five_per_cent_on_gitlab_leaves_the_same_rows(tmp_path: Path) -> None:
-    world = generate_world(tmp_path / "w", repos=45, seed=919, hosts={"gitlab.com": 0.5, "gitlab.example.org": 0.45}).path
-    clean, _ = collect_forges(world, tmp_path / "clean.duckdb")
-    faults = ",".join(f"{k}=0.05" for k in ("rate_limited", "secondary", "bad_gateway", "gateway_timeout", "reset", "malformed",
-                                              "partial")) + ",seed=4"
-    faulty, labs = collect_forges(world, tmp_path / "faulty.duckdb", faults=faults)
-    assert clean.done == faulty.done == 45 and not faulty.failures
-    assert sum(sum(s["by_fault"].values()) for s in labs.values()) > 300
-    assert sum(faulty.retries.values()) > 300
-    assert raw_contents(tmp_path / "faulty.duckdb") == raw_contents(tmp_path / "clean.duckdb")
+    every_fault_leaves_the_same_rows(tmp_path, {"gitlab.com": 0.5, "gitlab.example.org": 0.45})
 
 
 @pytest.mark.slow

@@ -385,9 +385,10 @@ class ForgejoWorld:
         n = src["number"]
         assignees = [self.user(f"assignee-{n}")] if i.get("assignees") else None
         state = "open" if src["state"] == "OPEN" else "closed"
+        poster, original = self.poster(e, src.get("author"))
         out = {"id": number(f"issue:{e.row['name_with_owner']}#{n}"), "url": "", "html_url": f"https://{self.host}/{path}/{'pulls' if pr else 'issues'}/{n}",
-               "number": n, "user": self.poster(e, src.get("author"))[0], "original_author": self.poster(e, src.get("author"))[1],
-               "original_author_id": number(f"user:{src.get('author')}") if self.poster(e, src.get("author"))[1] else 0,
+               "number": n, "user": poster, "original_author": original,
+               "original_author_id": number(f"user:{original}") if original else 0,
                "title": self.title(pr) if pr else (i.get("title") or ""), "body": (pr or {}).get("body") or "", "ref": "",
                "assets": [], "labels": [{"id": number(f"label:{lb}"), "name": lb, "exclusive": False, "is_archived": False,
                                          "color": "e11d21", "description": "", "url": ""} for lb in (i.get("labels") or [])],
