@@ -165,6 +165,38 @@ def load_world_cmd(
         console.print("loaded " + ", ".join(f"{n:,} {t}" for t, n in counts.items()) + f" into {db}")
 
 
+@app.command("import")
+def import_cmd(
+    path: Path = typer.Argument(..., help="A project's metadata backup: the folder that holds pulls/N.json "
+                                "(each {\"pull\", \"events\", \"comments\"} in GitHub's REST shapes)."),
+    repo: str = typer.Option(..., "--repo", help="The project the backup is of, as owner/name; every PR must be its."),
+    db: Path = DB_OPTION,
+    license_spdx: Optional[str] = typer.Option(None, "--license", help="The project's licence as an SPDX id (MIT, "
+                                               "Apache-2.0, …), read from its licence file: a backup's PRs do not say it."),
+    skip_bad: bool = typer.Option(False, "--skip-bad", help="Store the good files even if some are refused (they are listed)."),
+) -> None:
+    """Import a project's complete PR history from a backup, offline, as the collector would have stored it.
+
+    Then `porchlamp evaluate --as-of DATE` judges it at any date the history covers. What a backup
+    does not hold (languages by bytes, community files, account ages) stays missing, never invented.
+    Importing again changes nothing; a malformed file is refused with its path, and nothing is written.
+    """
+    from porchlamp.backup import WHAT_IS_MISSING, covered, files_of, import_backup
+
+    with _errors(), _store(db) as store:
+        with progress_bar(f"importing {repo}", len(files_of(path)) or None) as advance:
+            backup, counts = import_backup(store, path, repo, license_spdx, skip_bad, advance)
+        for line in backup.refused:
+            console.print(f"  refused: {line}", highlight=False, markup=False, soft_wrap=True)
+        first, last = covered(backup)
+        console.print(f"imported {counts['pulls']:,} PRs of {repo} with {counts['timeline']:,} timeline items and "
+                      f"{counts['accounts']:,} accounts into {db}; it covers {first} to {last}: "
+                      f"porchlamp evaluate --db {db} --as-of DATE", highlight=False, markup=False, soft_wrap=True)
+        console.print("not in a backup, so left missing: " + "; ".join(WHAT_IS_MISSING), highlight=False, markup=False, soft_wrap=True)
+    if backup.refused:
+        raise typer.Exit(1)
+
+
 CONFIG_OPTION = typer.Option(None, "--config", help="A porchlamp.toml with weights and thresholds (default: ./porchlamp.toml if present, else built-in).")
 WORKERS_OPTION = typer.Option(1, "--workers", min=1, max=256, help="Evaluate on a local cluster of this many worker processes, "
                               "each judging shards of the snapshot; 1 (default) judges the whole store in this process, "

@@ -25,16 +25,23 @@ D = timedelta(days=1)
 @pytest.mark.parametrize(
     ("r", "passed", "kind"),
     [
-        (repo("x/awesome-rust", languages=(), topics=("awesome", "awesome-list"), description="A curated list of Rust things",
+        (repo("x/awesome-rust", languages=(), primary_language=None, topics=("awesome", "awesome-list"), description="A curated list of Rust things",
               root_files=("README.md",)), False, "awesome_list"),
         (repo("x/widget-docs", languages=(("HTML", 90_000), ("CSS", 9_000)), topics=("documentation",),
               root_files=("mkdocs.yml",)), False, "docs_only"),
         (repo("x/census-dataset", languages=(("Python", 4_000),), disk_usage_kb=2_000_000, topics=("dataset",),
               root_files=("data", "README.md")), False, "data_dump"),
-        (repo("x/notes", languages=(), topics=(), root_files=("README.md",), disk_usage_kb=300), False, "docs_only"),
+        (repo("x/notes", languages=(), primary_language=None, topics=(), root_files=("README.md",), disk_usage_kb=300), False, "docs_only"),
         (repo("x/empty", languages=(), topics=(), root_files=(), disk_usage_kb=0, primary_language=None), False, "empty"),
         (repo("x/awesome-cli", languages=(("TypeScript", 800_000),), topics=("awesome",), root_files=("package.json",)), True, None),
         (repo("x/tiny-lib", languages=(("Python", 900),), disk_usage_kb=9_000, topics=(), root_files=("pyproject.toml",)), True, None),
+        # No breakdown by bytes (a backup's repository), only the primary language: Linguist's type of it decides.
+        (repo("x/bips", languages=(), primary_language="Wikitext", topics=(), root_files=(), disk_usage_kb=22_000), False, "docs_only"),
+        (repo("x/lib", languages=(), primary_language="C", topics=(), root_files=(), disk_usage_kb=22_000), True, None),
+        (repo("x/geo", languages=(), primary_language="CSV", topics=(), root_files=(), disk_usage_kb=22_000), False, "data_dump"),
+        # Linguist's types, not a hand-kept list: Wikitext and Org are prose, so not code.
+        (repo("x/wiki", languages=(("Wikitext", 900_000), ("Org", 5_000)), disk_usage_kb=2_000, topics=(), root_files=("README.md",)),
+         False, "docs_only"),
     ],
 )
 def test_software(r, passed: bool, kind: str | None) -> None:  # type: ignore[no-untyped-def]

@@ -49,7 +49,12 @@ def software_signals(repo: Repository, rules: Rules) -> dict[str, Any]:
     code = sum(b for lang, b in repo.languages if lang not in rules.markup_languages)
     markup = sum(b for lang, b in repo.languages if lang in rules.markup_languages)
     disk = repo.disk_usage_kb * 1024
-    return {
+    signals: dict[str, Any] = {}
+    if not repo.languages and repo.primary_language:
+        # No breakdown by bytes (a backup's repository), only the primary language: its Linguist type decides.
+        signals["primary_language"] = {"name": repo.primary_language,
+                                       "type": rules.language_types.get(repo.primary_language, "unknown to Linguist")}
+    return signals | {
         "code_bytes": code,
         "markup_bytes": markup,
         "disk_bytes": disk,
@@ -75,12 +80,23 @@ def software_signals(repo: Repository, rules: Rules) -> dict[str, Any]:
 
 def gate_software(repo: Repository, rules: Rules) -> GateResult:
     s = software_signals(repo, rules)
-    if not repo.root_files and not repo.languages:
+    if not repo.root_files and not repo.languages and not repo.primary_language:
         return GateResult("software", False, "not_software", "empty", "not software: the repository is empty (no files on its default branch)", s)
+    primary = s.get("primary_language")
+    if primary is not None:
+        if primary["type"] == "programming":
+            return GateResult("software", True, None, None, f"software: its primary language, {primary['name']}, is a "
+                              "programming language (no breakdown by bytes was collected)", s)
+        s["code_bytes"], s["code_ratio"] = 0, 0.0
     little_code = s["code_bytes"] == 0 or s["code_ratio"] < rules.min_code_ratio
     if not little_code or s["manifests"]:
         why = f"{s['code_bytes']:,} bytes of code" + (f" and {', '.join(s['manifests'])}" if s["manifests"] else "")
         return GateResult("software", True, None, None, f"software: {why}", s)
+    if primary is not None:
+        kind, label = ("data_dump", "a data dump") if primary["type"] == "data" else ("docs_only", "documentation only")
+        return GateResult("software", False, "not_software", kind,
+                          f"not software: {label} (its primary language, {primary['name']}, is {primary['type']} to "
+                          "GitHub's Linguist, not programming; no package manifest)", s)
     for kind, label, key in (
         ("awesome_list", "a curated list", "list"),
         ("data_dump", "a data dump", "data"),

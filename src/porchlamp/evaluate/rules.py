@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -41,7 +42,7 @@ class Rules:
     list_description: tuple[str, ...]
     docs_description: tuple[str, ...]
     data_description: tuple[str, ...]
-    markup_languages: frozenset[str]
+    markup_languages: frozenset[str]  # every language Linguist does not type as programming (data/linguist.json)
     manifests: frozenset[str]
     min_code_ratio: float
     eco_manifests: tuple[tuple[str, str], ...]
@@ -54,6 +55,7 @@ class Rules:
     ai_markers: tuple[str, ...]
     commit_trailers: tuple[str, ...]
     bridge_bots: dict[str, str]
+    language_types: dict[str, str] = field(default_factory=dict)  # Linguist's type of each language
     # SPEC section 3: the PR templates of tools that open PRs, as (tool, source, phrases, patterns)
     bot_pr_text: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = ()
 
@@ -86,6 +88,13 @@ def _bot_rules(bots: dict[str, Any], known_rows: tuple[dict[str, str], ...], hum
     )
 
 
+@lru_cache(maxsize=1)
+def linguist_types() -> dict[str, str]:
+    """Each language Linguist knows with its type (programming, markup, prose or data), from the pinned copy
+    of its language data (`data/linguist.json`, which names its version, source and licence)."""
+    return dict(json.loads(resources.files("porchlamp.data").joinpath("linguist.json").read_text(encoding="utf-8"))["types"])
+
+
 def load_rules(settings: Settings) -> Rules:
     """The packaged rules, with the bots that configuration adds."""
     bots, sig, known_rows, human_rows = _base()
@@ -103,7 +112,7 @@ def load_rules(settings: Settings) -> Rules:
         list_description=low(sw["list_description"]),
         docs_description=low(sw["docs_description"]),
         data_description=low(sw["data_description"]),
-        markup_languages=frozenset(sw["markup_languages"]),
+        markup_languages=frozenset(k for k, t in linguist_types().items() if t != "programming"),
         manifests=frozenset(sw["manifests"]),
         min_code_ratio=float(sw["min_code_ratio"]),
         eco_manifests=tuple((m, e) for m, e in eco["manifests"]),
@@ -116,6 +125,7 @@ def load_rules(settings: Settings) -> Rules:
         ai_markers=low(sig["ai_policy"]["pr_markers"]),
         commit_trailers=low(og["commit_trailers"]),
         bridge_bots={k.lower(): v for k, v in og["bridge_bots"].items()},
+        language_types=linguist_types(),
         bot_pr_text=tuple((t["tool"], t["source"], low(t.get("phrases", [])), tuple(t.get("patterns", [])))
                           for t in sig["bot_pr_text"]),
     )
