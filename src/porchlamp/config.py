@@ -84,6 +84,8 @@ class TemplateSettings(_Section):
                              "posted on at least this many of its PRs, acts as that repository's bot")
     author_template_prs: int = Field(3, ge=2, le=1_000_000, description="an account that opens this many PRs with one description "
                                      "(numbers, versions, links and hashes aside) that no other account uses is a bot for its PRs")
+    own_words_min: int = Field(2, ge=1, le=1000, description="unless it also wrote this many texts of its own, once each (comments, "
+                               "reviews, other PRs' descriptions): then it is a person who pasted one explanation on a batch")
 
 
 class BotSettings(_Section):

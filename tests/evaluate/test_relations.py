@@ -34,14 +34,15 @@ def sql_bots(accounts: list[tuple[str, str, str | None]], rules=RULES) -> dict[t
                                      "actor_type": pa.array([a[2] for a in accounts], pa.string())}))
     conn.execute("CREATE TABLE j_items AS SELECT repo, repo_key(repo) AS rk, actor, actor_type FROM _seen")
     conn.execute("CREATE TABLE j_repo_keys AS SELECT DISTINCT repo_key(repo) AS rk, repo FROM _seen")
-    conn.execute("CREATE TABLE pulls (repo VARCHAR, author VARCHAR, author_type VARCHAR, merged_by VARCHAR)")
+    conn.execute("CREATE TABLE pulls (repo VARCHAR, author VARCHAR, author_type VARCHAR, merged_by VARCHAR, created_at TIMESTAMP)")
     conn.execute("CREATE VIEW j_pulls AS SELECT repo_key(repo) AS rk, * FROM pulls")
     conn.execute("CREATE TABLE community (repo VARCHAR, codeowners VARCHAR[])")
     conn.execute("CREATE TABLE commits (repo VARCHAR, author_login VARCHAR, author_type VARCHAR, author_name VARCHAR)")
     conn.execute("CREATE TABLE j_behaviour (login VARCHAR, why VARCHAR)")
     conn.execute("CREATE TABLE j_found (fp BIGINT)")
     conn.execute("CREATE TABLE j_sightings (rk UBIGINT, number INTEGER, in_window BOOLEAN, node_id VARCHAR, ts TIMESTAMP, login VARCHAR, "
-                 "by_author BOOLEAN, fp BIGINT, own_fp BIGINT, curated BOOLEAN, redirect BOOLEAN)")
+                 "by_author BOOLEAN, fp BIGINT, own_fp BIGINT, curated BOOLEAN, redirect BOOLEAN, fast BOOLEAN)")
+    conn.execute("CREATE TABLE timeline (node_id VARCHAR, body VARCHAR)")
     for name in ("02_logins", "04_bots"):
         conn.execute(relations._sql(name))
     return {(r, login, t): bot for r, login, t, bot in conn.execute("SELECT k.repo, b.login, b.type, b.bot FROM j_bots b JOIN j_repo_keys k USING (rk)").fetchall()}

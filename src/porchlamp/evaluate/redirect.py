@@ -21,7 +21,7 @@ import re
 from typing import NamedTuple
 
 # Raise when what the reader recognises changes: stored marks are then recomputed (evaluate.marks).
-READER_VERSION = 3
+READER_VERSION = 4
 
 # Where review happens, as a page names it ("review happens on Gerrit"); "other" is a place the text
 # names without a known tool, or none ("elsewhere": PRs are just not taken here).
@@ -142,10 +142,20 @@ _REFUSALS = [
 # directly", of stable branches); a hedge ("does not mention whether...") says nothing.
 _NEG_RX = re.compile(_NEG)
 _NARROWED = re.compile(r"\bbranch|\bto them\b|\bunless\b|\bwithout\b|\bthat don't\b|\bthat do not\b|\bbefore you\b|"
-                       r"\bfirst open\b|\bfor typos?\b|\btrivial\b|\blarge pull requests\b|\bnew features\b")
+                       r"\bfirst open\b|\bfor typos?\b|\btrivial\b|\blarge pull requests\b|\bnew features\b|"
+                       r"\bof (?:this|that) (?:type|kind|sort)\b|\b(?:these|those|such) (?:kinds?|types?|sorts?) of\b|\bthis kind of\b")
+# A mailing list to discuss or announce on (first): not where the change goes (SPEC 6).
+_DISCUSSION = re.compile(r"\bdiscuss\w*|\bannounc\w*|\bpost about\b|\bfirst\b")
+# The same maintainers take such changes another way: "we instead batch these kinds of changes into an
+# occasional cleanup by the editors". Not a venue: with no place named, not a redirect (SPEC 6).
+_BATCHED = re.compile(r"\bbatch(?:es|ed|ing)?\b[^.;!?]{0,80}\b(?:changes|fixes|prs|pull requests|them|these|into)\b|"
+                      r"\bcleanup (?:commit|pr|pull request)s?\b|\boccasional cleanup\b")
 # What is refused is one PR, not PRs: "did not actually merge the PR" is that PR's fate.
-_ONE_PR = re.compile(r"\b(?:the|this|your|my|his|her|that)\s+(?:pull[\s-]?request|pr|patch|change|contribution|submission|"
+_ONE_PR = re.compile(r"\b(?:the|this|your|my|his|her|that)\s+(?:pull[\s-]?request|pr|patch|changes?|contribution|submission|"
                      r"merge request)$")
+# ...or named just before the refusal: "the PR is not ready for review or to be merged" is that PR's state.
+_ONE_PR_BEFORE = re.compile(r"\b(?:the|this|your|my|his|her|that)\s+$")
+_SINGULAR = re.compile(r"(?:pull[\s-]?request|pr|patch|change|submission)\b")
 _HEDGE = re.compile(r"\b(?:whether|mention|wonder|if this|if the|suggest(?:ion)? that|not sure if)\b")
 
 # "this repository is only a read-only mirror", "It's a one way mirror", "this is unofficial
@@ -349,6 +359,8 @@ def read(text: str | None, strict: bool = False) -> Reading:
         if _ELSEWHERE_PROJECT.search(low):
             elsewhere_project = True
         why = _why(low)
+        if why in ("directive", "process") and _DISCUSSION.search(low) and _venue(*pair)[0] == "mailing_list":
+            continue  # a list to discuss an idea on first, or announce it: the PR still comes here
         if why:
             found.append((_RANK[why], why, pair))
     if welcomes or not found:
@@ -361,6 +373,8 @@ def read(text: str | None, strict: bool = False) -> Reading:
         return NONE  # a change for another project ("send the fix to libcdio, upstream")
     if whys == {"mirror"} and taken:
         return NONE  # "Merged, thanks! Forgot the github repo is just a mirror"
+    if _BATCHED.search(low_text) and all(_venue(*pair)[0] in (None, "other") for pair in sentences):
+        return NONE  # "we no longer merge PRs of this type directly; we batch them into a cleanup"
     found.sort(key=lambda f: f[0])
     _, why, sentence = found[0]
     venue, link = _venue(*sentence)
@@ -476,7 +490,7 @@ def _why(s: str) -> str | None:
         if _any(s, _REFUSAL_GATE) and not _NARROWED.search(s):
             for rx in _REFUSALS:
                 for m in rx.finditer(s):
-                    if not _ONE_PR.search(m.group(0)):
+                    if not _ONE_PR.search(m.group(0)) and not (_ONE_PR_BEFORE.search(s, 0, m.start()) and _SINGULAR.match(m.group(0))):
                         return "refusal"
         if _any(s, _MIRROR_GATE):
             for rx in _MIRRORS:

@@ -53,7 +53,7 @@ RELATIONS = ("01_items", "02_logins", "03_sightings", "03_templates", "04_bots",
 # What no later relation reads, dropped once the relation named has run: the temporary tables are held
 # in DuckDB's memory budget, and the verdicts spilled to disk for want of the room they took.
 DONE_WITH: dict[str, tuple[str, ...]] = {
-    "04_bots": ("TABLE j_own_said", "TABLE j_sightings"),
+    "04_bots": ("TABLE j_own_said", "TABLE j_sightings", "TABLE j_skeleton_bots"),
     "05_maintainers": ("TABLE j_acts", "TABLE j_members"),
     "08_verdicts": ("TABLE j_judged_items",),
 }
@@ -127,6 +127,7 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
         "min_prs": t.min_prs, "min_repos": t.min_repos, "automated_minutes": t.automated_minutes,
         "automated_share": float(t.automated_share), "behaviour_min_comments": t.behaviour_min_comments,
         "behaviour_share": float(t.behaviour_share), "own_min_prs": t.own_min_prs, "author_template_prs": t.author_template_prs,
+        "own_words_min": t.own_words_min,
         "commit_sample": w.commit_sample,
         "ci_sample": settings.components.ci_sample,
     }

@@ -25,13 +25,25 @@ HAVING count(*) >= getvariable('behaviour_min_comments')
 -- repository or several, is a bot for its PRs. A description counts when it is long enough to be a
 -- template (min_chars, min_words) and no other account's PR has it: a repository's own PR template,
 -- filled in by many people, is never one account's mark. What is measured is one account posting one
--- text again and again, not texts that resemble each other.
+-- text again and again, not texts that resemble each other. Repetition alone is not a bot: an account
+-- that also writes in its own words (own_words_min texts, each of min_words, that it wrote once: a
+-- comment, a review or another PR's description) is a person who pasted one explanation on a batch.
 CREATE OR REPLACE TEMP TABLE j_repeat_authors AS
 WITH bodies AS (
     SELECT lower(trim(author)) AS login, m_fp AS fp, rk
     FROM j_pulls
     WHERE m_fp IS NOT NULL AND m_chars >= getvariable('min_chars') AND m_words >= getvariable('min_words')
       AND nullif(author, '') IS NOT NULL AND created_at < getvariable('win_end')
+), own_words AS (
+    SELECT login FROM (
+        SELECT login, own_fp AS fp FROM j_sightings
+        WHERE own_fp IS NOT NULL AND NOT curated GROUP BY login, own_fp HAVING count(*) = 1
+        UNION ALL
+        SELECT lower(trim(author)), m_fp FROM j_pulls
+        WHERE m_fp IS NOT NULL AND m_words >= getvariable('min_words') AND nullif(author, '') IS NOT NULL
+          AND created_at < getvariable('win_end')
+        GROUP BY lower(trim(author)), m_fp HAVING count(*) = 1
+    ) GROUP BY login HAVING count(*) >= getvariable('own_words_min')
 ), repeated AS (
     -- A PR is one row of pulls, so rows count PRs; one login is min = max (a third of the time of
     -- counting distinct logins and PRs over every description).
@@ -40,7 +52,9 @@ WITH bodies AS (
     HAVING count(*) >= getvariable('author_template_prs') AND min(login) = max(login)
 ), counted AS (
     SELECT r.fp, r.login, r.prs, count(DISTINCT b.rk) AS repos
-    FROM repeated r JOIN bodies b ON b.fp = r.fp GROUP BY r.fp, r.login, r.prs
+    FROM repeated r JOIN bodies b ON b.fp = r.fp
+    WHERE r.login NOT IN (SELECT login FROM own_words)
+    GROUP BY r.fp, r.login, r.prs
 )
 SELECT login, arg_max(fp, (prs, fp)) AS fp, max(prs) AS prs, arg_max(repos, (prs, fp)) AS repos
 FROM counted GROUP BY login;

@@ -33,13 +33,65 @@ JOIN (SELECT rk, login, arg_max(node, (prs, node)) AS node FROM texts GROUP BY r
   ON t.rk = a.rk AND t.login = a.login
 JOIN j_repo_keys k ON k.rk = a.rk;
 
+-- SPEC §5 (a project's own bot, known by its skeleton): a report whose tables and lists are filled in per
+-- PR (reviews, conflicts, coverage) is never the same text twice, but shares most of its lines and
+-- headings with the same account's other reports. An account whose such texts open the conversation
+-- within minutes (automated_minutes) on nearly every PR of the repository's window (automated_share, and
+-- min_prs at least) acts as that repository's bot, whatever its login and association. A text's lines
+-- are compared with numbers and hashes set aside; a line is the account's skeleton when it is in half of
+-- its openings (and own_min_prs at least), a text is a skeleton when half its lines are, and the
+-- reports are filled in per PR when at least half of them differ from each other. A person's
+-- canned reply is not fast on nearly every PR, so it stays a person answering. Known bot text (a deploy
+-- preview an integration posts under a maintainer's login) and redirects are set aside anyway and not
+-- weighed; a report that came out the same on many PRs (nothing to fill in) is still the report. Only
+-- the openings are split into lines: one comment a PR at most.
+CREATE OR REPLACE TEMP TABLE j_skeleton_bots AS
+WITH openers AS (
+    SELECT rk, number, login, node_id, own_fp FROM (
+        SELECT s.rk, s.number, s.login, s.node_id, s.fast, s.own_fp,
+               row_number() OVER (PARTITION BY s.rk, s.number ORDER BY s.ts, s.node_id) AS k
+        FROM j_sightings s
+        WHERE s.in_window AND NOT s.by_author AND NOT s.redirect AND NOT s.curated
+    ) WHERE k = 1 AND fast
+), lines AS (
+    SELECT o.rk, o.login, o.number, l.line
+    FROM openers o JOIN timeline t ON t.node_id = o.node_id,
+         unnest(list_distinct(list_filter(list_transform(string_split(t.body, chr(10)),
+             lambda x: regexp_replace(regexp_replace(lower(trim(x)), '\b[0-9a-f]{7,40}\b', '#', 'g'), '[0-9]+', '0', 'g')),
+             lambda x: length(x) >= 3))) AS l(line)
+), openings AS (
+    SELECT rk, login, count(*) AS n FROM openers GROUP BY rk, login
+), shared AS (
+    SELECT l.rk, l.login, l.line
+    FROM lines l JOIN openings o ON o.rk = l.rk AND o.login = l.login
+    GROUP BY l.rk, l.login, l.line, o.n
+    HAVING count(*) >= greatest(getvariable('own_min_prs'), 0.5 * o.n)
+), shaped AS (
+    SELECT l.rk, l.login, l.number
+    FROM lines l LEFT JOIN shared s ON s.rk = l.rk AND s.login = l.login AND s.line = l.line
+    GROUP BY l.rk, l.login, l.number
+    HAVING count(s.line) >= 0.5 * count(*)
+), window_prs AS (
+    SELECT rk, count(*) AS n FROM j_pulls
+    WHERE created_at >= getvariable('win_start') AND created_at < getvariable('win_end') GROUP BY rk
+)
+SELECT s.rk, s.login, count(*) AS prs, w.n AS of_prs
+FROM shaped s JOIN window_prs w ON w.rk = s.rk
+JOIN openers o ON o.rk = s.rk AND o.number = s.number
+GROUP BY s.rk, s.login, w.n
+HAVING count(*) >= getvariable('min_prs') AND count(*) >= getvariable('automated_share') * w.n
+   -- filled in per PR: at least half are texts of their own (one text on every PR is a template, set aside alone)
+   AND count(DISTINCT o.own_fp) >= 0.5 * count(*);
+
 -- SPEC §3 (bot): the verdict on each account of a repository: its type or form, else the
 -- allow-list of people first, then the list, behaviour (across repositories, or in this one), patterns
 -- and the project's name; with why, as a PR's evidence says it.
 CREATE OR REPLACE TEMP TABLE j_bots AS
 SELECT a.rk, a.login, a.type, a.norm,
-       a.typed OR (NOT a.human AND (a.named OR b.login IS NOT NULL OR o.login IS NOT NULL)) AS bot,
+       a.typed OR k.login IS NOT NULL OR (NOT a.human AND (a.named OR b.login IS NOT NULL OR o.login IS NOT NULL)) AS bot,
        CASE WHEN a.typed THEN 'its account is a bot account (of type Bot, or a [bot] login)'
+            WHEN k.login IS NOT NULL THEN 'acts as this repository''s bot: its report, filled in per PR, opens the conversation '
+                                          || 'within minutes on ' || k.prs || ' of the ' || k.of_prs || ' PRs'
             WHEN a.human THEN NULL
             WHEN a.named THEN 'its login is on the known-bots list, or made like a bot''s'
             WHEN b.login IS NOT NULL THEN b.why
@@ -47,4 +99,5 @@ SELECT a.rk, a.login, a.type, a.norm,
        END AS why
 FROM j_accounts a
 LEFT JOIN j_behaviour b ON b.login = a.norm
-LEFT JOIN j_own_bots o ON o.rk = a.rk AND o.login = a.norm;
+LEFT JOIN j_own_bots o ON o.rk = a.rk AND o.login = a.norm
+LEFT JOIN j_skeleton_bots k ON k.rk = a.rk AND k.login = a.norm;

@@ -7,7 +7,7 @@
 -- A column, not a view of its own: the verdicts find a PR's first response in the pass that
 -- finds its other firsts (a second pass over the responses cost half a second).
 -- Only the items a verdict reads are kept (`08_verdicts.sql`): responses, the events that start the
--- clock, merge or close, reviews, whatever a maintainer did on someone else's PR, and redirects and
+-- clock, merge, close or reopen, reviews, whatever a maintainer did on someone else's PR, and redirects and
 -- their withdrawals. Labels, requests and comments that answer nothing (a third of the items) were
 -- stored only to be skipped, and pushed the verdicts past the memory budget.
 CREATE OR REPLACE TEMP TABLE j_judged_items AS
@@ -36,5 +36,5 @@ WITH judged AS (
     )
 )
 SELECT * FROM judged
-WHERE responds OR kind IN ('converted_to_draft', 'ready_for_review', 'merged', 'closed', 'review')
+WHERE responds OR kind IN ('converted_to_draft', 'ready_for_review', 'merged', 'closed', 'reopened', 'review')
    OR (maintainer AND NOT bot AND NOT by_author) OR bridge IS NOT NULL OR redirect IS NOT NULL OR welcome;

@@ -15,7 +15,10 @@ WITH items AS NOT MATERIALIZED (
            bool_or(kind = 'ready_for_review') AS has_ready,
            min(place) FILTER (WHERE kind = 'merged') AS merged_place,
            min(ts) FILTER (WHERE kind = 'merged') AS merged_item_at,
-           min(ts) FILTER (WHERE kind = 'closed' AND by_author) AS author_close,
+           -- SPEC §4: a close the author undid by reopening is not a withdrawal. Closes and reopens
+           -- alternate, so the one close that may stand is the last, when no reopen came after it.
+           max(place) FILTER (WHERE kind = 'closed' AND by_author) AS last_author_close,
+           max(place) FILTER (WHERE kind = 'reopened') AS last_reopen,
            min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author) AS other_close,
            min(ts) FILTER (WHERE kind = 'closed' AND NOT by_author AND actor IS NOT NULL AND NOT bot) AS human_close,
            min((ts, node_id, CASE WHEN kind = 'merged' THEN 'merge' ELSE kind END, actor))
@@ -27,13 +30,20 @@ WITH items AS NOT MATERIALIZED (
     WHERE r.kind = 'review' AND NOT r.bot AND (x.merged_place IS NULL OR r.place < x.merged_place)
       AND NOT (r.by_author OR (r.actor IS NULL AND nullif((SELECT author FROM j_pulls p WHERE p.rk = r.rk AND p.number = r.number), '') IS NULL))
     GROUP BY r.rk, r.number
+), first_mark AS (
+    -- Whether a PR was opened as a draft is in its whole timeline, not only what came before the
+    -- snapshot: a draft marked ready after it was still a draft at it, and a PR converted to a draft
+    -- after it was ready at it, whatever the PR shows now (`is_draft`, read when collected).
+    SELECT repo_key(repo) AS rk, number, min((created_at, node_id, kind))[3] AS kind
+    FROM timeline WHERE kind IN ('converted_to_draft', 'ready_for_review') GROUP BY ALL
 ), base AS (
     SELECT p.repo, p.rk, p.number, p.title, p.author, p.author_association, p.created_at, p.has_ci, p.is_draft,
            p.author_type, p.merged_at AS pr_merged_at, p.merged_by,
-           coalesce(x.clock_item[3] = 'ready_for_review', p.is_draft) AS opened_as_draft,
+           coalesce(fm.kind = 'ready_for_review', p.is_draft) AS opened_as_draft,
            CASE WHEN x.clock_item[3] = 'ready_for_review' THEN x.clock_item[1] ELSE p.created_at END AS clock,
            coalesce(x.has_ready, false) AS has_ready,
-           x.merged_item_at, x.author_close, x.other_close, x.human_close,
+           x.merged_item_at, x.other_close, x.human_close,
+           CASE WHEN x.last_reopen IS NULL OR x.last_author_close > x.last_reopen THEN x.last_author_close[1] END AS author_close,
            coalesce(r.n, 0) AS reviews,
            -- The PR's mergedBy stands in for a merge event no page with it was read for.
            CASE WHEN x.merged_item_at IS NULL AND p.merged_at < getvariable('win_end')
@@ -50,6 +60,7 @@ WITH items AS NOT MATERIALIZED (
     FROM j_pulls p
     LEFT JOIN per_pr x ON x.rk = p.rk AND x.number = p.number
     LEFT JOIN reviews r ON r.rk = p.rk AND r.number = p.number
+    LEFT JOIN first_mark fm ON fm.rk = p.rk AND fm.number = p.number
     LEFT JOIN j_bots ab ON ab.rk = p.rk AND ab.login = p.author AND ab.type IS NOT DISTINCT FROM p.author_type
     LEFT JOIN j_maintainers am ON am.rk = p.rk AND am.login = lower(p.author)
     LEFT JOIN accounts ac ON ac.login = p.author AND ac.host = repo_host(p.repo)
