@@ -304,7 +304,6 @@ def _read_repo(d: RepoData, texts: list[Said], templates: dict[int, bool], acros
             return kind == "Bot"
         return _by_name(login, kind, name, rules) or normalise_login(login) in across or normalise_login(login) in own
 
-    pulls = {p.number: p for p in d.pulls}
     # Maintainers (SPEC §3): an association that says so on anything in the window, a write act on
     # someone else's PR in the window, a merge, or CODEOWNERS; never a bot.
     maintainers: set[str] = {o.lower() for o in d.community.codeowners}

@@ -227,10 +227,10 @@ def read_backup(path: str | Path, repo: str, license_spdx: str | None = None,
     """Read and check every `pulls/*.json` under `path` (a backup's folder, or its `pulls/`); a file that is
     not a PR of `repo` in the expected shape is listed in `refused`, with what is wrong."""
     root = Path(path)
-    folder = root / "pulls" if (root / "pulls").is_dir() else root
+    folder = _folder(root)
     if not folder.is_dir():
         raise BackupError(f"{root}: no such folder; give the backup's folder (the one that holds pulls/)")
-    files = sorted(folder.glob("*.json"), key=lambda f: (len(f.stem), f.stem))
+    files = files_of(root)
     if not files:
         raise BackupError(f"{folder}: no PR files (pulls/N.json) here; is this a metadata backup?")
     out = Backup(repo=repo)
@@ -327,8 +327,12 @@ def import_backup(store: Store, path: str | Path, repo: str, license_spdx: str |
     return backup, write_backup(store, backup)
 
 
+def _folder(root: Path) -> Path:
+    """Where a backup's PR files are: its `pulls/`, or the folder given when that is `pulls/` itself."""
+    return root / "pulls" if (root / "pulls").is_dir() else root
+
+
 def files_of(path: str | Path) -> Sequence[Path]:
-    """The PR files a backup folder holds (for a progress bar's total)."""
-    root = Path(path)
-    folder = root / "pulls" if (root / "pulls").is_dir() else root
-    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+    """The PR files a backup folder holds, in number order (what is read, and a progress bar's total)."""
+    folder = _folder(Path(path))
+    return sorted(folder.glob("*.json"), key=lambda f: (len(f.stem), f.stem)) if folder.is_dir() else []
