@@ -122,3 +122,37 @@ def test_review_comments_stand_for_a_review_the_timeline_lacks(tmp_path: Path, s
         import_backup(store, secp, "bitcoin-core/secp256k1")
         got = store.query("SELECT actor, created_at, review_state FROM timeline WHERE node_id = 'review:77'")
     assert got == [{"actor": "reviewer-x", "created_at": datetime(2026, 5, 1, 10), "review_state": "COMMENTED"}]
+
+
+def test_a_projects_page_says_what_its_backup_could_not_show(real_store: Path, tmp_path: Path) -> None:
+    """Its verdict, its page and its record name what the backup lacks, until the collector reads it."""
+    from porchlamp.publish import load_site_data, publish
+    from porchlamp.publish.data import project_files
+
+    db = tmp_path / "r.duckdb"
+    db.write_bytes(real_store.read_bytes())
+    with Store(db) as store:
+        publish(load_site_data(store), tmp_path / "site")
+    for repo, licence in REAL_PROJECTS.values():
+        files = project_files(repo)
+        page = (tmp_path / "site" / files.page).read_text()
+        said = page.split('class="note unseen">', 1)[1].split("</p>", 1)[0]
+        assert said.startswith("Read from a metadata backup of its pull requests, not collected from GitHub, so it could not see ")
+        assert "languages by bytes" in said and "account ages" in said
+        assert ("its licence" in said) == (licence is None)
+        assert ("named when it was imported" in said) == (licence is not None)
+        record = json.loads((tmp_path / "site" / files.record).read_text())
+        assert "community files" in record["evidence"]["unseen"]["missing"]
+    # Once collected from GitHub, the project is no longer said to come from a backup.
+    from datetime import date
+
+    from porchlamp.config import Settings
+    from porchlamp.snapshot import evaluate_store
+    with Store(db) as store:
+        imported = store.states("import")[("bitcoin/bips", "import")]["as_of"]
+        with store.transaction():
+            store.set_states([("bitcoin/bips", "meta", imported, "done", None, None)])
+        evaluate_store(store, date(2026, 8, 2), Settings())
+        unseen = {r["repo"]: "unseen" in json.loads(r["evidence"])
+                  for r in store.query("SELECT repo, evidence FROM results WHERE as_of = DATE '2026-08-02'")}
+    assert unseen == {"bitcoin/bips": False, "bitcoin-core/secp256k1": True, "bitcoin-core/gui": True}

@@ -46,6 +46,17 @@ WHAT_IS_MISSING = ("languages by bytes (the primary language stands in)", "commu
                    "commits pushed without a PR (each merge stands for a commit on the default branch)")
 
 
+IMPORT_STAGE = "import"  # its collection state: what a repository's rows came from, and what they lack
+
+
+def unseen(backup: Backup) -> dict[str, Any]:
+    """Where a project's rows came from and what they lack: kept with its collection state, shown on its page."""
+    known = backup.repository is not None and backup.repository.license_spdx is not None
+    return {"read_from": "a metadata backup of its pull requests",
+            "missing": [*WHAT_IS_MISSING, *(() if known else ("its licence",))],
+            "license": "named when imported" if backup.license_named else "as the backup shows it" if known else None}
+
+
 class BackupError(PorchlampError):
     """A backup, or one file of it, that cannot be imported; the message names the file and what is wrong."""
 
@@ -62,6 +73,7 @@ class Backup:
     repository: Repository | None = None
     refused: list[str] = field(default_factory=list)  # "<path>: <what is wrong>"
     last_backup: date | None = None
+    license_named: bool = False  # the licence was named on import (the backup does not hold it)
 
 
 def _person(obj: Any, where: str) -> tuple[str | None, str | None]:
@@ -274,6 +286,7 @@ def read_backup(path: str | Path, repo: str, license_spdx: str | None = None,
             progress(1)
     if newest is not None:
         out.repository = _repository(repo, newest[1], license_spdx)
+        out.license_named = license_spdx is not None
         branch = out.repository.default_branch
         # Each merge into the default branch is a commit there, made by whoever merged.
         out.commits = [Commit(repo, sha, pr.merged_at, pr.merged_by, None, accounts[pr.merged_by].type if pr.merged_by else None, "")  # type: ignore[arg-type]
@@ -295,11 +308,13 @@ def write_backup(store: Store, backup: Backup) -> dict[str, int]:
     if backup.repository is None:
         raise BackupError(f"{backup.repo}: nothing to import (every file was refused)")
     records: list[Iterable[Any]] = [[backup.repository], backup.accounts.values(), backup.pulls, backup.timeline, backup.commits]
+    first, latest = covered(backup)
     with store.transaction():
         counts = {name: store.upsert(rows) for name, rows in zip(("repositories", "accounts", "pulls", "timeline", "commits"), records)}
+        # What the project's verdict could not see, for its page to say (until the collector reads it).
+        store.set_states([(backup.repo, IMPORT_STAGE, latest, "done", None, json.dumps(unseen(backup)))])
     ensure_marks(store, load_rules(Settings()))
     # The whole history is held: any date from the first PR's to the backup's can be judged.
-    first, latest = covered(backup)
     if (store.get_meta("collected_as_of") or "") < latest.isoformat():
         store.set_meta("collected_as_of", latest.isoformat())
     if (store.get_meta("first_collected_as_of") or "9999") > first.isoformat():

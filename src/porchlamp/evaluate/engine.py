@@ -49,11 +49,14 @@ class RepoResult:
     review_happens: str | None = None
     own_bots: tuple[OwnBot, ...] = ()  # accounts set aside as this project's bots by what they post
     forge: str = "github"  # the software the project's host runs (its host is in `repo`)
+    unseen: dict[str, Any] | None = None  # what its rows came from and lack, when not collected from its forge
 
     def evidence(self) -> dict[str, Any]:
         out: dict[str, Any] = {gr.gate: {"passed": gr.passed, "reason": gr.reason, **gr.evidence} for gr in self.gates}
         if self.own_bots:
             out["own_bots"] = [b._asdict() for b in self.own_bots]
+        if self.unseen:
+            out["unseen"] = self.unseen
         return out
 
 
@@ -69,7 +72,7 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
     base: dict[str, Any] = dict(
         repo=r.name_with_owner, ecosystem=eco, ecosystem_why=eco_why, star_bucket=star_bucket(r.stars), stars=r.stars,
         forks=r.forks, language=r.primary_language, description=r.description, figures=data.figures,
-        maintainers=dict(data.maintainers), own_bots=data.own_bots, forge=r.forge or "github",
+        maintainers=dict(data.maintainers), own_bots=data.own_bots, forge=r.forge or "github", unseen=data.unseen,
     )
     done: list[g.GateResult] = []
 

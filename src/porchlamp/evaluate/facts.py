@@ -97,6 +97,8 @@ class RepoFacts:
     own_bots: tuple[OwnBot, ...] = ()
     # (venue, document, passage): where its own documents say review happens (`marks.document_marks`)
     documents: tuple[tuple[str, str, str], ...] = ()
+    # Where its rows came from and what they lack, when not collected from its forge (`backup.unseen`)
+    unseen: dict[str, Any] | None = None
 
     def active_maintainers(self) -> int:
         """How many showed themselves in the window (association or action, not CODEOWNERS alone)."""
@@ -130,6 +132,10 @@ _SQL = {
     "own": "SELECT o.repo, o.login, o.prs, o.of_prs, t.body FROM j_own_bots o JOIN timeline t ON t.node_id = o.node "
            "WHERE o.repo BETWEEN ? AND ? ORDER BY o.repo, o.prs DESC, o.login",
     "documents": "SELECT repo, m_docs FROM community WHERE repo BETWEEN ? AND ? AND m_docs IS NOT NULL",
+    # Rows imported from a backup, until the collector reads the repository from its forge.
+    "unseen": "SELECT i.repo, i.detail FROM collect_state i WHERE i.stage = 'import' AND i.repo BETWEEN ? AND ? "
+              "AND NOT EXISTS (SELECT 1 FROM collect_state m WHERE m.repo = i.repo AND m.stage = 'meta' "
+              "AND m.status = 'done' AND m.as_of >= i.as_of)",
 }
 
 
@@ -168,8 +174,8 @@ def facts_of(batch: Batch) -> list[RepoFacts]:
     """The batch's repositories (those the store holds) with what their gates and components read."""
     t = batch.tables
     meta, community, issues, dependents = (_models(t[key], model) for key, model, *_ in _MODELS)
-    commits, redirected, figures, maintainers, own, documents = (
-        _by_repo(t[key]) for key in ("commits", "redirected", "figures", "maintainers", "own", "documents"))
+    commits, redirected, figures, maintainers, own, documents, unseen = (
+        _by_repo(t[key]) for key in ("commits", "redirected", "figures", "maintainers", "own", "documents", "unseen"))
     out = []
     for name in batch.names:
         if name not in meta:
@@ -186,5 +192,6 @@ def facts_of(batch: Batch) -> list[RepoFacts]:
             maintainers=dict(maintainers.get(name, ())),
             own_bots=tuple(OwnBot(login, prs, of, quote(body or "")) for login, prs, of, body in own.get(name, ())),
             documents=tuple(tuple(d) for d in json.loads(documents[name][0][0])) if name in documents else (),
+            unseen=json.loads(unseen[name][0][0]) if name in unseen else None,
         ))
     return out

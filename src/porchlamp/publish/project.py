@@ -84,6 +84,11 @@ class Project:
         return str(self.row.get("forge") or "github")
 
     @property
+    def forge_name(self) -> str:
+        """Its forge's name as people write it: "GitHub", "GitLab", "Forgejo"."""
+        return forges.FORGE_NAMES.get(self.forge, self.forge)
+
+    @property
     def web_url(self) -> str:
         return forges.web_url(self.repo)
 

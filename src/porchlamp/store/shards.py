@@ -3,7 +3,8 @@ store, and opened again as the same tables on any DuckDB connection (`open_shard
 elsewhere runs the same relations over its shard as the store runs over everything.
 
 A shard directory needs no database: `<dir>/<table>/shard=<k>/*.parquet` for every table the
-relations read: the repository tables, the text marks, and the accounts that opened the shard's PRs.
+relations read: the repository tables, the text marks, the accounts that opened the shard's PRs,
+and the collection states that say where a repository's rows came from.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ _SHARD_TABLES: dict[str, str] = {
     "accounts": f"SELECT {', '.join(f't.{c}' for c in _columns(MODEL_OF_TABLE['accounts']))}, x.shard FROM accounts t "
                 "JOIN (SELECT DISTINCT p.author, repo_host(p.repo) AS host, s.shard FROM pulls p JOIN _shard_of s ON p.repo = s.repo) x "
                 "ON t.login = x.author AND t.host = x.host",
+    # Only the states that say where a repository's rows came from: an import, and a later collection.
+    "collect_state": "SELECT t.*, s.shard FROM collect_state t JOIN _shard_of s ON t.repo = s.repo "
+                     "WHERE t.stage IN ('import', 'meta')",
 }
 _BY_SHARD = "(FORMAT parquet, PARTITION_BY (shard), OVERWRITE_OR_IGNORE, WRITE_PARTITION_COLUMNS false)"
 SHARD_BUDGET = "1GB"  # DuckDB's memory in a worker judging one shard (a few hundred thousand rows)
