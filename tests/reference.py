@@ -86,10 +86,11 @@ def read_repos(repos: list[RepoData], created: dict[str, datetime | None], as_of
     templates = _templates(repos, said, rules, end, settings)
     across = _bots_across_repositories(said, templates, rules, t)
     repeat_authors = _repeated_descriptions(repos, said, rules, end, t)
+    tools_prs = _tools_learned(repos, rules, start, end, t)
     out: dict[tuple[str, int], Reading] = {}
     for d in repos:
         out.update(_read_repo(d, said[d.repo.name_with_owner], templates, across, repeat_authors, created, rules,
-                              start, end, settings))
+                              start, end, settings, tools_prs))
     return out
 
 
@@ -230,6 +231,51 @@ def _repeated_descriptions(repos: list[RepoData], said: dict[str, list[Said]], r
     return out
 
 
+def _tools_learned(repos: list[RepoData], rules: Rules, start: datetime, end: datetime, t: Any) -> set[tuple[str, int]]:
+    """SPEC §3: where the snapshot holds PRs written by known bots (GitHub Apps), their descriptions are
+    their tools' templates, and a user account's PR that follows one is that tool's. DECISIONS ("A tool's
+    template, learned"): a tool's fixed words are lines of its PRs (`template_lines`) on tool_min_prs of
+    them, in two or more owners' repositories, that fewer people wrote than the tool posted; a window's PR
+    follows it with three of them, or with half of its own such lines."""
+    apps: set[str] = set()  # known bots: the Bot type, the [bot] and app/ forms, the sourced list; no listed person
+    for d in repos:
+        for p in d.pulls:
+            login = (p.author or "").strip().lower()
+            if (login and p.created_at < end and normalise_login(login) not in rules.bots.humans
+                    and (p.author_type == "Bot" or login.endswith("[bot]") or login.startswith("app/")
+                         or normalise_login(login) in rules.bots.known)):
+                apps.add(login)
+    posted: dict[tuple[str, int], set[str]] = defaultdict(set)  # (tool, line) -> owners
+    times: Counter[tuple[str, int]] = Counter()
+    people: dict[int, set[str]] = defaultdict(set)
+    for d in repos:
+        owner = d.repo.name_with_owner.rsplit("/", 1)[0]
+        for p in d.pulls:
+            if not p.author or p.created_at >= end:
+                continue
+            login = p.author.strip().lower()
+            for line in mark_pr(p.title, p.body, rules).lines:
+                if login in apps:
+                    posted[(login, line)].add(owner)
+                    times[(login, line)] += 1
+                else:
+                    people[line].add(login)
+    fixed: dict[int, set[str]] = defaultdict(set)
+    for (tool, line), owners in posted.items():
+        if times[(tool, line)] >= t.tool_min_prs and len(owners) >= 2 and len(people[line]) < times[(tool, line)]:
+            fixed[line].add(tool)
+    out = set()
+    for d in repos:
+        for p in d.pulls:
+            if not (start <= p.created_at < end):
+                continue
+            lines = mark_pr(p.title, p.body, rules).lines
+            per_tool = Counter(tool for line in lines for tool in fixed.get(line, ()))
+            if any(n >= 3 or n >= 0.5 * len(lines) for n in per_tool.values()):
+                out.add((d.repo.name_with_owner, p.number))
+    return out
+
+
 # -- one repository -----------------------------------------------------------------------------------
 
 
@@ -294,7 +340,7 @@ def _lines(body: str) -> set[str]:
 
 def _read_repo(d: RepoData, texts: list[Said], templates: dict[int, bool], across: set[str], repeat_authors: set[str],
                created: dict[str, datetime | None], rules: Rules, start: datetime, end: datetime,
-               settings: Settings) -> dict[tuple[str, int], Reading]:
+               settings: Settings, tools_prs: set[tuple[str, int]] = frozenset()) -> dict[tuple[str, int], Reading]:
     name = d.repo.name_with_owner
     t, w = settings.templates, settings.window
     own = _own_bots(d, texts, templates, start, end, settings, rules)
@@ -392,7 +438,8 @@ def _read_repo(d: RepoData, texts: list[Said], templates: dict[int, bool], acros
             why = "deleted_author"
         elif p.author_type == "Mannequin" or p.author_association == "MANNEQUIN":
             why = "mannequin"
-        elif bot(p.author, p.author_type) or m.bot_tool is not None or author in repeat_authors:
+        elif (bot(p.author, p.author_type) or m.bot_tool is not None or author in repeat_authors
+              or (name, p.number) in tools_prs):
             why = "bot"
         elif author in maintainers:
             why = "maintainer"

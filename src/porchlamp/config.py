@@ -86,6 +86,8 @@ class TemplateSettings(_Section):
                                      "(numbers, versions, links and hashes aside) that no other account uses is a bot for its PRs")
     own_words_min: int = Field(2, ge=1, le=1000, description="unless it also wrote this many texts of its own, once each (comments, "
                                "reviews, other PRs' descriptions): then it is a person who pasted one explanation on a batch")
+    tool_min_prs: int = Field(5, ge=2, le=1_000_000, description="a line of the PRs a known bot (an App) opens is its tool's fixed "
+                              "words when it is on this many of them, in two or more owners' repositories")
 
 
 class BotSettings(_Section):

@@ -5,6 +5,7 @@ and again, on hand-built stores."""
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,11 @@ import pytest
 
 from porchlamp.config import Settings
 from porchlamp.evaluate.bots import Bots
+from porchlamp.evaluate import marks
 from porchlamp.evaluate.marks import bot_pr_tool, mark_pr
 from porchlamp.evaluate.rules import load_rules
 
-from helpers import T0, accounts, data, evaluated, pr
+from helpers import T0, accounts, data, evaluated, pr, repo
 
 CORPUS = list(csv.DictReader((Path(__file__).parents[1] / "data" / "bot_prs.csv").open(encoding="utf-8")))
 RULES = load_rules(Settings())
@@ -118,3 +120,49 @@ def test_a_tools_template_gives_away_a_single_pr_under_a_persons_name() -> None:
     verdicts = {v.number: v for v in evaluated(data(pulls=pulls), accts=PEOPLE).verdicts()}
     assert (verdicts[1].excluded, verdicts[1].bot_reason) == ("bot", "its title or description is Renovate's PR template")
     assert verdicts[2].excluded is None
+
+
+# -- a tool's template learned from the PRs known bots open ----------------------------------------
+
+
+def _as_app(row: dict[str, str]) -> str:
+    """The App a tune row's tool runs as: the tool the packaged phrases name, else its own account's."""
+    tool = bot_pr_tool(row["title"], row["body"], RULES)
+    return f"{(tool or row['login']).lower().replace(' ', '-')}[bot]"
+
+
+def _held_out_set_aside(apps: dict[str, str], tool_min_prs: int = 2) -> tuple[int, int, int, int]:
+    """The real set as one snapshot: the tune third's tool PRs opened by their tools' Apps (a tool writes
+    the same text under an App as under a user account), the tune people's PRs as theirs, and the
+    held-out third's PRs under the accounts that opened them. A tool's fixed words need only 2 of its
+    Apps' PRs here: the set holds 3 to 7 a tool, where a snapshot of thousands of repositories holds
+    hundreds (`tool_min_prs` a million learns nothing). Returns the held-out bots' PRs set aside, of how many, and the same of people's."""
+    by_repo: dict[str, list[Any]] = {}
+    split: dict[tuple[str, int], str] = {}
+    for k, row in enumerate(CORPUS):
+        repo_name, number = row["url"].split("github.com/", 1)[1].rsplit("/pull/", 1)
+        app = row["split"] == "tune" and row["label"] == "bot"
+        by_repo.setdefault(repo_name, []).append(pr(
+            int(number), apps[row["url"]] if app else row["login"], repo=repo_name, created=T0 + k * timedelta(minutes=7),
+            body=row["body"], author_type="Bot" if app else "User")._replace(title=row["title"], node_id=f"PR_{k}"))
+        split[(repo_name, int(number))] = f"{row['split']} {row['label']}"
+    snapshot = evaluated(*(data(repo(name), pulls=tuple(pulls), commits=()) for name, pulls in by_repo.items()),
+                         accts=accounts(), settings=Settings(templates={"tool_min_prs": tool_min_prs}))
+    counts = Counter((split[(v.repo, v.number)], v.excluded == "bot") for v in snapshot.prs)
+    return (counts[("held_out bot", True)], counts[("held_out bot", True)] + counts[("held_out bot", False)],
+            counts[("held_out human", True)], counts[("held_out human", True)] + counts[("held_out human", False)])
+
+
+def test_a_tools_template_learned_from_its_apps_prs_finds_it_under_user_accounts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Held out, SPEC section 3: with the packaged phrases, and with only what the Apps' PRs teach, the
+    tools' PRs under user accounts are set aside and no person's PR is."""
+    apps = {row["url"]: _as_app(row) for row in CORPUS}
+    both = _held_out_set_aside(apps)
+    monkeypatch.setattr(marks, "_tool_of", lambda text, rules: None)  # the packaged phrases left out
+    learned = _held_out_set_aside(apps)
+    neither = _held_out_set_aside(apps, tool_min_prs=1_000_000)
+    print(f"\nheld out: bots' PRs set aside {both[0]} of {both[1]} with the phrases and the learned templates; without "
+          f"the phrases {learned[0]} with the learned templates, {neither[0]} without them; people's {both[2]}, "
+          f"{learned[2]} and {neither[2]} of {both[3]}")
+    assert both[:2] == (19, 20) and learned[:2] == (10, 20) and neither[:2] == (1, 20)
+    assert both[2] == learned[2] == neither[2] == 0 and both[3] == 35

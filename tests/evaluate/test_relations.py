@@ -34,7 +34,9 @@ def sql_bots(accounts: list[tuple[str, str, str | None]], rules=RULES) -> dict[t
                                      "actor_type": pa.array([a[2] for a in accounts], pa.string())}))
     conn.execute("CREATE TABLE j_items AS SELECT repo, repo_key(repo) AS rk, actor, actor_type FROM _seen")
     conn.execute("CREATE TABLE j_repo_keys AS SELECT DISTINCT repo_key(repo) AS rk, repo FROM _seen")
-    conn.execute("CREATE TABLE pulls (repo VARCHAR, author VARCHAR, author_type VARCHAR, merged_by VARCHAR, created_at TIMESTAMP)")
+    conn.execute("CREATE TABLE pulls (repo VARCHAR, number INTEGER, author VARCHAR, author_type VARCHAR, merged_by VARCHAR, "
+                 "created_at TIMESTAMP, m_lines BIGINT[])")
+    conn.execute("CREATE TABLE j_tool_lines (tool VARCHAR, line BIGINT)")
     conn.execute("CREATE VIEW j_pulls AS SELECT repo_key(repo) AS rk, * FROM pulls")
     conn.execute("CREATE TABLE community (repo VARCHAR, codeowners VARCHAR[])")
     conn.execute("CREATE TABLE commits (repo VARCHAR, author_login VARCHAR, author_type VARCHAR, author_name VARCHAR)")

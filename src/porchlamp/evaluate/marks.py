@@ -1,7 +1,7 @@
 """What evaluation reads of a comment's or a PR's text, computed once when the row is stored:
 the normalised fingerprint (SPEC section 5), curated bot text, where a redirect points and whether
 it welcomes PRs here (`redirect.read`, SPEC section 6), AI markers, the tool whose PR template a PR
-is (SPEC section 3); and what a project's own documents say of where review happens (`document_marks`).
+is and the lines of its description a tool's template is learned from (SPEC section 3); and what a project's own documents say of where review happens (`document_marks`).
 
 Pure functions of the text and the packaged rule data; `marks_version` names the rule data, so a
 store recomputes its marks when, and only when, that data or this code changes.
@@ -44,6 +44,29 @@ class PrMarks(NamedTuple):
     chars: int
     words: int
     bot_tool: str | None  # the tool whose PR template the title or description is (`bot_pr_tool`)
+    lines: tuple[int, ...] = ()  # its lines that can be a tool's fixed words (`template_lines`)
+
+
+# Raise when what `template_lines` keeps changes: only PRs are marked again.
+PR_LINES_CODE = 1
+# A line of a description is a tool's fixed words only when it says something: this many words and
+# characters once links, numbers, hashes, mentions and markup are out. Headings and checklist items
+# ("## Summary", "- [ ] Tests") are a repository's template's, not a tool's.
+LINE_MIN_WORDS = 5
+LINE_MIN_CHARS = 25
+MAX_LINES = 80  # lines read of one description: a tool's fixed words are in its first screens
+
+
+def template_lines(body: str | None) -> tuple[int, ...]:
+    """The 63-bit fingerprints of a description's lines that can be a tool's fixed words, normalised as a
+    template is (`normalise`), each once, in order: what a tool's PR template is learned from, and
+    what a PR is matched by (SPEC section 3, a PR by a bot)."""
+    out: dict[int, None] = {}
+    for line in (body or "").splitlines()[:MAX_LINES]:
+        norm = normalise(line)
+        if len(norm) >= LINE_MIN_CHARS and norm.count(" ") + 1 >= LINE_MIN_WORDS:
+            out[int.from_bytes(hashlib.blake2b(norm.encode("utf-8"), digest_size=8).digest(), "big") >> 1] = None
+    return tuple(out)
 
 
 def fingerprint(body: str) -> tuple[int, int, int]:
@@ -67,7 +90,8 @@ def mark_pr(title: str | None, body: str | None, rules: Rules) -> PrMarks:
     """The marks of one PR's title and description."""
     fp, chars, words = fingerprint(body) if body else (None, 0, 0)
     low = (body or "").lower()  # lowered once, for the AI marks and the tools' templates
-    return PrMarks(mentions(low, rules.ai_markers), fp, chars, words, _tool_of(f"{(title or '').lower()}\n{low}", rules))
+    return PrMarks(mentions(low, rules.ai_markers), fp, chars, words, _tool_of(f"{(title or '').lower()}\n{low}", rules),
+                   template_lines(body))
 
 
 def bot_pr_tool(title: str | None, body: str | None, rules: Rules) -> str | None:
@@ -103,6 +127,11 @@ def marks_version(rules: Rules) -> str:
     tools = [(tool, phrases, patterns) for tool, _source, phrases, patterns in rules.bot_pr_text]
     data = [MARKS_CODE, READER_VERSION, rules.bot_templates, rules.ai_markers, tools]
     return hashlib.blake2b(json.dumps(data).encode("utf-8"), digest_size=8).hexdigest()
+
+
+def pr_marks_version(rules: Rules) -> str:
+    """`marks_version` for a PR's marks, which hold its description's lines too."""
+    return f"{marks_version(rules)}.{PR_LINES_CODE}"
 
 
 def document_statements(text: str | None) -> list[tuple[str, str]]:

@@ -55,7 +55,7 @@ RELATIONS = ("01_items", "02_logins", "03_sightings", "03_templates", "04_bots",
 DONE_WITH: dict[str, tuple[str, ...]] = {
     "04_bots": ("TABLE j_own_said", "TABLE j_sightings", "TABLE j_skeleton_bots"),
     "05_maintainers": ("TABLE j_acts", "TABLE j_members"),
-    "08_verdicts": ("TABLE j_judged_items",),
+    "08_verdicts": ("TABLE j_judged_items", "TABLE j_tool_prs"),
 }
 
 
@@ -127,7 +127,7 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
         "min_prs": t.min_prs, "min_repos": t.min_repos, "automated_minutes": t.automated_minutes,
         "automated_share": float(t.automated_share), "behaviour_min_comments": t.behaviour_min_comments,
         "behaviour_share": float(t.behaviour_share), "own_min_prs": t.own_min_prs, "author_template_prs": t.author_template_prs,
-        "own_words_min": t.own_words_min,
+        "own_words_min": t.own_words_min, "tool_min_prs": t.tool_min_prs,
         "commit_sample": w.commit_sample,
         "ci_sample": settings.components.ci_sample,
     }
@@ -140,7 +140,11 @@ def _prepare(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, se
     rule_tables(conn, rules)
 
 
-TemplateIndex = tuple[pa.Table, pa.Table, pa.Table]  # (j_found, j_behaviour, j_repeat_authors)
+TemplateIndex = tuple[pa.Table, pa.Table, pa.Table, pa.Table]  # (j_found, j_behaviour, j_repeat_authors, j_tool_lines)
+
+
+# The snapshot's template index (`template_index`): what is read across every repository.
+INDEX_TABLES = ("j_found", "j_behaviour", "j_repeat_authors", "j_tool_lines")
 
 
 class KeyClash(PorchlampError):
@@ -154,7 +158,7 @@ def template_index(conn: duckdb.DuckDBPyConnection, start: datetime, end: dateti
     _prepare(conn, start, end, settings, rules)
     for name in RELATIONS[:RELATIONS.index("03_templates") + 1]:
         _run(conn, name)
-    return tuple(conn.sql(f"SELECT * FROM {t}").to_arrow_table() for t in ("j_found", "j_behaviour", "j_repeat_authors"))  # type: ignore[return-value]
+    return tuple(conn.sql(f"SELECT * FROM {t}").to_arrow_table() for t in INDEX_TABLES)  # type: ignore[return-value]
 
 
 def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, settings: Settings, rules: Rules,
@@ -164,9 +168,8 @@ def judge(conn: duckdb.DuckDBPyConnection, start: datetime, end: datetime, setti
     _prepare(conn, start, end, settings, rules)
     for name in RELATIONS:
         if name == "03_templates" and index is not None:
-            _put(conn, "j_found", index[0])
-            _put(conn, "j_behaviour", index[1])
-            _put(conn, "j_repeat_authors", index[2])
+            for table, rows in zip(INDEX_TABLES, index):
+                _put(conn, table, rows)
             continue
         if name == "09_commits":
             redirects(conn)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pyarrow as pa
 
-from porchlamp.evaluate.marks import document_marks, documents_version, mark_pr, mark_text, marks_version
+from porchlamp.evaluate.marks import document_marks, documents_version, mark_pr, mark_text, marks_version, pr_marks_version
 from porchlamp.evaluate.rules import Rules
 from porchlamp.store.db import Store
 
@@ -43,14 +43,16 @@ def ensure_marks(store: Store, rules: Rules, progress: Callable[[int], None] | N
             "ai": pa.array([m.ai for m in marks], pa.bool_()), "fp": pa.array([m.fp for m in marks], pa.int64()),
             "chars": pa.array([m.chars for m in marks], pa.int32()), "words": pa.array([m.words for m in marks], pa.int32()),
             "tool": pa.array([m.bot_tool for m in marks], pa.string()),
+            "lines": pa.array([list(m.lines) for m in marks], pa.list_(pa.int64())),
         }
 
     done = _mark(store, "timeline", "body", comments, progress, version,
                  "m_fp = m.fp, m_chars = m.chars, m_words = m.words, m_curated = m.curated, m_redirect = m.redirect, "
                  "m_welcome = m.welcome")
+    pulled = store.columns("pulls")
     pr_sets = ("m_ai = m.ai, m_fp = m.fp, m_chars = m.chars, m_words = m.words, m_bot_tool = m.tool"
-               if "m_bot_tool" in store.columns("pulls") else "m_ai = m.ai")
-    done += _mark(store, "pulls", "title, body", pulls, progress, version, pr_sets)
+               if "m_bot_tool" in pulled else "m_ai = m.ai") + (", m_lines = m.lines" if "m_lines" in pulled else "")
+    done += _mark(store, "pulls", "title, body", pulls, progress, pr_marks_version(rules), pr_sets)
     if "m_docs" not in store.columns("community"):
         return done
 

@@ -479,6 +479,15 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
         """,
     ),
+    Migration(
+        21,
+        "a tool's PR template is learned from the PRs known bots open (SPEC 3): each PR keeps the fingerprints of its "
+        "description's lines that can be a tool's fixed words (m_lines), marked when stored, so the snapshot reads "
+        "them without splitting every description again",
+        """
+        ALTER TABLE pulls ADD COLUMN m_lines BIGINT[];
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

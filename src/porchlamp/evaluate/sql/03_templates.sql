@@ -58,3 +58,39 @@ WITH bodies AS (
 )
 SELECT login, arg_max(fp, (prs, fp)) AS fp, max(prs) AS prs, arg_max(repos, (prs, fp)) AS repos
 FROM counted GROUP BY login;
+
+-- SPEC §3 (a PR by a bot): where the snapshot holds PRs written by known bots (GitHub Apps: the Bot
+-- type and the [bot] form, and accounts on the sourced list), their descriptions are their tools'
+-- templates. A tool's fixed words are the lines of its descriptions (`pulls.m_lines`: long enough to
+-- say something; links, numbers, versions, hashes and markup aside) found on tool_min_prs of its PRs, in
+-- two or more owners' repositories (one owner's PR template is that owner's), and written by fewer
+-- people than the tool posted them: a PR template many projects copied, which a backport bot carries
+-- over from the PRs it copies, is the people's words, not the tool's.
+CREATE OR REPLACE TEMP TABLE j_tool_lines AS
+WITH authors AS (
+    SELECT lower(trim(author)) AS login, regexp_replace(regexp_replace(lower(trim(author)), '^app/', ''), '\[bot\]$', '') AS norm,
+           bool_or(author_type = 'Bot') AS typed
+    FROM j_pulls WHERE len(m_lines) > 0 AND nullif(author, '') IS NOT NULL AND created_at < getvariable('win_end')
+    GROUP BY ALL
+), apps AS (
+    SELECT login, (typed OR ends_with(login, '[bot]') OR starts_with(login, 'app/')
+                   OR EXISTS (SELECT 1 FROM rule_known k WHERE k.norm = a.norm))
+               AND NOT EXISTS (SELECT 1 FROM rule_humans h WHERE h.norm = a.norm) AS app
+    FROM (SELECT login, norm, bool_or(typed) AS typed FROM authors GROUP BY ALL) a
+), lines AS (
+    SELECT lower(trim(p.author)) AS login, regexp_replace(p.repo, '/[^/]+$', '') AS owner, unnest(p.m_lines) AS line
+    FROM j_pulls p
+    WHERE len(p.m_lines) > 0 AND nullif(p.author, '') IS NOT NULL AND p.created_at < getvariable('win_end')
+), by_tools AS (
+    SELECT l.login AS tool, l.line, count(*) AS prs
+    FROM lines l JOIN apps a ON a.login = l.login AND a.app
+    GROUP BY l.login, l.line
+    HAVING count(*) >= getvariable('tool_min_prs') AND count(DISTINCT l.owner) >= 2
+), by_people AS (
+    SELECT l.line, count(DISTINCT l.login) AS people
+    FROM lines l JOIN apps a ON a.login = l.login AND NOT a.app
+    WHERE l.line IN (SELECT line FROM by_tools)
+    GROUP BY l.line
+)
+SELECT t.tool, t.line FROM by_tools t LEFT JOIN by_people p ON p.line = t.line
+WHERE coalesce(p.people, 0) < t.prs;

@@ -101,3 +101,20 @@ FROM j_accounts a
 LEFT JOIN j_behaviour b ON b.login = a.norm
 LEFT JOIN j_own_bots o ON o.rk = a.rk AND o.login = a.norm
 LEFT JOIN j_skeleton_bots k ON k.rk = a.rk AND k.login = a.norm;
+
+-- SPEC §3 (a PR by a bot): a window's PR whose description follows a tool's template learned from
+-- the PRs known bots open (`j_tool_lines`) is that tool's, whatever account opened it: three or more
+-- of its lines are that tool's fixed words, or half of its lines that can be. Of two tools, the one
+-- with more lines in it names it.
+CREATE OR REPLACE TEMP TABLE j_tool_prs AS
+WITH lines AS (
+    SELECT rk, number, len(m_lines) AS lines, unnest(m_lines) AS line
+    FROM j_pulls
+    WHERE len(m_lines) > 0 AND created_at >= getvariable('win_start') AND created_at < getvariable('win_end')
+), matched AS (
+    SELECT l.rk, l.number, t.tool, count(*) AS n, any_value(l.lines) AS lines
+    FROM lines l JOIN j_tool_lines t ON t.line = l.line
+    GROUP BY l.rk, l.number, t.tool
+    HAVING count(*) >= 3 OR count(*) >= 0.5 * any_value(l.lines)
+)
+SELECT rk, number, arg_max(tool, (n, tool)) AS tool FROM matched GROUP BY rk, number;

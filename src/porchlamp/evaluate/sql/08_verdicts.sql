@@ -54,7 +54,7 @@ WITH items AS NOT MATERIALIZED (
                      AND (x.answer[1] IS NULL OR p.merged_at < x.answer[1]) THEN p.merged_at ELSE x.answer[1] END AS response_at,
            coalesce(x.merged_item_at, CASE WHEN p.merged_at < getvariable('win_end') THEN p.merged_at END) AS merged_at,
            ab.bot AS author_bot, CASE WHEN ab.bot THEN ab.why END AS author_bot_why,
-           p.m_bot_tool AS bot_tool, ra.prs AS repeat_prs, ra.repos AS repeat_repos,
+           p.m_bot_tool AS bot_tool, tp.tool AS learned_tool, ra.prs AS repeat_prs, ra.repos AS repeat_repos,
            am.login IS NOT NULL AS author_maintainer, ac.created_at AS account_created,
            fc.ts AS first_contribution, p.m_ai AS ai
     FROM j_pulls p
@@ -66,6 +66,7 @@ WITH items AS NOT MATERIALIZED (
     LEFT JOIN accounts ac ON ac.login = p.author AND ac.host = repo_host(p.repo)
     LEFT JOIN j_first fc ON fc.rk = p.rk AND fc.login = lower(p.author)
     LEFT JOIN j_repeat_authors ra ON ra.login = lower(trim(p.author))
+    LEFT JOIN j_tool_prs tp ON tp.rk = p.rk AND tp.number = p.number
     WHERE p.created_at < getvariable('win_end')
 ), excluded AS (
     SELECT b.*, b.clock + to_days(getvariable('response_days')) AS deadline,
@@ -74,7 +75,8 @@ WITH items AS NOT MATERIALIZED (
                WHEN nullif(b.author, '') IS NULL THEN 'deleted_author'
                WHEN b.author_type = 'Mannequin' OR b.author_association = 'MANNEQUIN' THEN 'mannequin'
                -- SPEC §3: by its account, or by what it writes (a tool's PR template, one description again and again)
-               WHEN coalesce(b.author_bot, b.author_type = 'Bot', false) OR b.bot_tool IS NOT NULL OR b.repeat_prs IS NOT NULL THEN 'bot'
+               WHEN coalesce(b.author_bot, b.author_type = 'Bot', false) OR b.bot_tool IS NOT NULL OR b.learned_tool IS NOT NULL
+                    OR b.repeat_prs IS NOT NULL THEN 'bot'
                WHEN b.author_maintainer THEN 'maintainer'
                WHEN b.account_created IS NOT NULL
                     AND b.created_at - b.account_created < to_days(getvariable('brand_new_days')) THEN 'brand_new_account'
@@ -136,6 +138,7 @@ SELECT e.repo, e.rk, e.number, title, author, author_association, created_at, cl
            author_bot_why, CASE WHEN author_type = 'Bot' THEN 'its account is a bot account (of type Bot, or a [bot] login)' END,
            CASE WHEN bot_tool = 'an automation tool' THEN 'its description says a tool opened it'
                 WHEN bot_tool IS NOT NULL THEN 'its title or description is ' || bot_tool || '''s PR template' END,
+           'its description follows the template of the PRs ' || learned_tool || ' opens',
            'it opened ' || repeat_prs || ' PRs with one description'
                || CASE WHEN repeat_repos > 1 THEN ', in ' || repeat_repos || ' repositories' ELSE '' END)
        END AS bot_reason
