@@ -3,6 +3,7 @@ snapshot's GitLab projects links to that project's page and verdict, the project
 mirror, and the record, the report and the search carry the link; the rankings filter by forge."""
 
 import csv
+import html
 import json
 import re
 from pathlib import Path
@@ -155,3 +156,23 @@ def test_the_report_counts_each_forges_funnel(mixed: tuple[Path, dict[str, str],
     assert re.findall(r">([\d,]+)<", ranked.group(1)) == [f"{by['github']['ranked']:,}", f"{by['gitlab']['ranked']:,}"]
     # One forge's funnel is the funnel: no table of it.
     assert 'class="by-forge"' not in (published[0] / "report.html").read_text()
+
+
+def test_the_a_to_z_files_a_project_by_its_own_name_not_its_hosts(mixed: tuple[Path, dict[str, str], dict[str, Any]]) -> None:
+    """gitlab.com/kit/x is under K, in the order of kit/x, and every project is on one letter's pages."""
+    site, _, report = mixed
+    found: dict[str, str] = {}
+    for page in sorted((site / "all").rglob("*.html")):
+        letter = page.stem if page.parent == site / "all" else page.parent.name
+        names = re.findall(r'<tr><td><a href="[^"]*">([^<]+)</a></td>', page.read_text())
+        found.update({html.unescape(n): letter for n in names})
+    assert sorted(found) == sorted(p["repo"] for p in report["projects"])
+    elsewhere = [repo for repo in found if repo.startswith("gitlab.com/")]
+    assert len(elsewhere) >= 10
+    for repo, letter in found.items():
+        first = repo.removeprefix("gitlab.com/")[0].lower()
+        assert letter == (first if "a" <= first <= "z" else "0-9" if first.isdigit() else "other"), repo
+    k = [n for n in found if found[n] == "k"]
+    one_page = re.findall(r'<tr><td><a href="[^"]*">([^<]+)</a></td>', (site / "all" / "k.html").read_text())
+    assert [html.unescape(n) for n in one_page] == sorted((n for n in k if n in map(html.unescape, one_page)),
+                                                          key=lambda n: (n.removeprefix("gitlab.com/").lower(), n.lower()))

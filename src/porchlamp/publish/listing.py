@@ -143,12 +143,15 @@ class Listing(Sequence[Project]):
         return self._sorted(keep, [(rank, "ascending")])
 
     def by_name(self) -> View:
-        """Every project by its name without regard to case (as `str.lower` orders them)."""
+        """Every project by its own name (its path on its host: gitlab.com/kit/x as kit/x), then its whole
+        name, without regard to case (as `str.lower` orders them)."""
         repo = self.column("repo")
+        # A first segment with a dot is a host (`forges.HOST_MACRO`): GitHub's owners hold none.
+        path = pc.replace_substring_regex(repo, pattern=r"^[^/]*\.[^/]*/", replacement="", max_replacements=1)
         if pc.all(pc.string_is_ascii(repo)).as_py() is not False:  # Arrow lowers ASCII exactly as Python does
-            return self._sorted(None, [(pc.ascii_lower(repo), "ascending")])
-        names = repo.to_pylist()
-        return self.view(pa.array(sorted(range(len(names)), key=lambda i: names[i].lower()), pa.int64()))
+            return self._sorted(None, [(pc.ascii_lower(path), "ascending"), (pc.ascii_lower(repo), "ascending")])
+        names, paths = repo.to_pylist(), path.to_pylist()
+        return self.view(pa.array(sorted(range(len(names)), key=lambda i: (paths[i].lower(), names[i].lower())), pa.int64()))
 
     def not_ranked(self, order: Sequence[str]) -> View:
         """The projects not ranked, by their status in `order` (others last), most stars first, then name."""

@@ -247,8 +247,8 @@ def az_rows(rows: Sequence[Project], root: str) -> Markup:
 
 
 def letter_of(repo: str) -> str:
-    """The A–Z page a project is listed on."""
-    c = repo[:1].lower()
+    """The A–Z page a project is listed on: by its own name, not its host's (gitlab.com/kit/x under K)."""
+    c = forges.path_of(repo)[:1].lower()
     return c if "a" <= c <= "z" else "0-9" if c.isdigit() else "other"
 
 
