@@ -66,13 +66,15 @@ CREATE TABLE template_fingerprints (repo VARCHAR, fp BIGINT, number INTEGER, fas
 CREATE TABLE template_comments (repo VARCHAR, number INTEGER, login VARCHAR, n INTEGER);
 """ + "".join(f"ALTER TABLE timeline DROP COLUMN {c};\n" for c in ("m_version", "m_fp", "m_chars", "m_words", "m_curated", "m_redirect")) \
     + "ALTER TABLE pulls DROP COLUMN m_version;\nALTER TABLE pulls DROP COLUMN m_ai;\n"
-# What schema 20 (a PR's text marks, a bot PR's reason) changed, undone first.
+# What schema 21 (a PR's description lines) changed, undone first.
+UNDO_21 = "ALTER TABLE pulls DROP COLUMN m_lines;\n"
+# What schema 20 (a PR's text marks, a bot PR's reason) changed, undone next.
 UNDO_20 = """
 DROP VIEW pr_results;
 ALTER TABLE pr_verdicts DROP COLUMN bot_reason;
 CREATE VIEW pr_results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_prs s JOIN pr_verdicts v ON v.id = s.id;
 """ + "".join(f"ALTER TABLE pulls DROP COLUMN {c};\n" for c in ("m_fp", "m_chars", "m_words", "m_bot_tool"))
-# What schemas 19 (mirror links) and 18 (a project's forge, accounts by host, members) changed, undone next.
+# What schemas 19 (mirror links) and 18 (a project's forge, accounts by host, members) changed, undone then.
 UNDO_19_18 = """
 DROP VIEW results;
 DROP TABLE mirror_links;
@@ -102,8 +104,9 @@ def make_older(path: Path, schema: int, days: int) -> dict[str, int]:
     conn = duckdb.connect(str(path))
     try:
         version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-        if version != 20:
-            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 20 only")
+        if version != 21:
+            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 21 only")
+        conn.execute(UNDO_21)
         conn.execute(UNDO_20)
         conn.execute(UNDO_19_18)
         conn.execute(UNDO_17_14)

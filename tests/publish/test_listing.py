@@ -8,6 +8,7 @@ from typing import Any
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
+from porchlamp import forges
 from porchlamp.publish import listing as listing_mod
 from porchlamp.publish.listing import GOAL_VALUES, HOME_COLUMNS, ROW_COLUMNS, Listing
 from porchlamp.publish.project import Project
@@ -64,6 +65,11 @@ def worlds(draw: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def _by_own_name(repo: str) -> tuple[str, str]:
+    """The A–Z order: a project's own name (its path on its host), then its whole name, as `str.lower` orders them."""
+    return forges.path_of(repo).lower(), repo.lower()
+
+
 def _repos(projects: Any) -> list[str]:
     return [p.repo for p in projects]
 
@@ -78,7 +84,7 @@ def test_every_order_is_pythons_own(rows: list[dict[str, Any]], batch: int, kept
             # Some projects made first, so that later listings find some kept and make the others.
             start = data.draw(st.integers(0, len(rows)))
             stop = data.draw(st.integers(start, len(rows)))
-            assert _repos(listing.by_name()[start:stop]) == sorted((r["repo"] for r in rows), key=str.lower)[start:stop]
+            assert _repos(listing.by_name()[start:stop]) == sorted((r["repo"] for r in rows), key=_by_own_name)[start:stop]
             projects = list(listing)
             assert _repos(projects) == [r["repo"] for r in rows] and len(listing) == len(rows)
             for p, r in zip(projects, rows):
@@ -92,7 +98,7 @@ def test_every_order_is_pythons_own(rows: list[dict[str, Any]], batch: int, kept
                 ranked = listing.ranked(goal)
                 assert _repos(ranked) == _repos(expected) and len(ranked) == len(expected)
                 assert _repos(ranked.where("ecosystem", "npm")) == [p.repo for p in expected if p.row["ecosystem"] == "npm"]
-            assert _repos(listing.by_name()) == _repos(sorted(projects, key=lambda p: p.repo.lower()))
+            assert _repos(listing.by_name()) == _repos(sorted(projects, key=lambda p: _by_own_name(p.repo)))
             assert _repos(listing.not_ranked(ORDER)) == _repos(sorted(
                 (p for p in projects if p.status != "ranked"),
                 key=lambda p: (ORDER.index(p.status) if p.status in ORDER else 99, -p.row["stars"], p.repo)))
