@@ -69,7 +69,7 @@ FROM counted GROUP BY login;
 CREATE OR REPLACE TEMP TABLE j_tool_lines AS
 WITH authors AS (
     SELECT lower(trim(author)) AS login, regexp_replace(regexp_replace(lower(trim(author)), '^app/', ''), '\[bot\]$', '') AS norm,
-           bool_or(author_type = 'Bot') AS typed
+           coalesce(bool_or(author_type = 'Bot'), false) AS typed
     FROM j_pulls WHERE len(m_lines) > 0 AND nullif(author, '') IS NOT NULL AND created_at < getvariable('win_end')
     GROUP BY ALL
 ), apps AS (
