@@ -1,7 +1,8 @@
 """What evaluation reads of a comment's or a PR's text, computed once when the row is stored:
 the normalised fingerprint (SPEC section 5), curated bot text, where a redirect points and whether
 it welcomes PRs here (`redirect.read`, SPEC section 6), AI markers, the tool whose PR template a PR
-is and the lines of its description a tool's template is learned from (SPEC section 3); and what a project's own documents say of where review happens (`document_marks`).
+is and the lines of its description a tool's template is learned from (SPEC section 3); and what a
+project's own documents say of where review happens (`document_marks`).
 
 Pure functions of the text and the packaged rule data; `marks_version` names the rule data, so a
 store recomputes its marks when, and only when, that data or this code changes.

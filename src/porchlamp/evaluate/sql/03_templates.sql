@@ -67,30 +67,27 @@ FROM counted GROUP BY login;
 -- people than the tool posted them: a PR template many projects copied, which a backport bot carries
 -- over from the PRs it copies, is the people's words, not the tool's.
 CREATE OR REPLACE TEMP TABLE j_tool_lines AS
-WITH authors AS (
-    SELECT lower(trim(author)) AS login, regexp_replace(regexp_replace(lower(trim(author)), '^app/', ''), '\[bot\]$', '') AS norm,
-           coalesce(bool_or(author_type = 'Bot'), false) AS typed
-    FROM j_pulls WHERE len(m_lines) > 0 AND nullif(author, '') IS NOT NULL AND created_at < getvariable('win_end')
-    GROUP BY ALL
+WITH lines AS (
+    SELECT lower(trim(author)) AS login, author_type, regexp_replace(repo, '/[^/]+$', '') AS owner, unnest(m_lines) AS line
+    FROM j_pulls
+    WHERE len(m_lines) > 0 AND nullif(author, '') IS NOT NULL AND created_at < getvariable('win_end')
 ), apps AS (
-    SELECT login, (typed OR ends_with(login, '[bot]') OR starts_with(login, 'app/')
-                   OR EXISTS (SELECT 1 FROM rule_known k WHERE k.norm = a.norm))
-               AND NOT EXISTS (SELECT 1 FROM rule_humans h WHERE h.norm = a.norm) AS app
-    FROM (SELECT login, norm, bool_or(typed) AS typed FROM authors GROUP BY ALL) a
-), lines AS (
-    SELECT lower(trim(p.author)) AS login, regexp_replace(p.repo, '/[^/]+$', '') AS owner, unnest(p.m_lines) AS line
-    FROM j_pulls p
-    WHERE len(p.m_lines) > 0 AND nullif(p.author, '') IS NOT NULL AND p.created_at < getvariable('win_end')
+    SELECT login FROM (
+        SELECT login, coalesce(bool_or(author_type = 'Bot'), false) AS typed,
+               regexp_replace(regexp_replace(login, '^app/', ''), '\[bot\]$', '') AS norm
+        FROM lines GROUP BY login
+    ) a
+    WHERE (typed OR ends_with(login, '[bot]') OR starts_with(login, 'app/') OR EXISTS (SELECT 1 FROM rule_known k WHERE k.norm = a.norm))
+      AND NOT EXISTS (SELECT 1 FROM rule_humans h WHERE h.norm = a.norm)
 ), by_tools AS (
-    SELECT l.login AS tool, l.line, count(*) AS prs
-    FROM lines l JOIN apps a ON a.login = l.login AND a.app
-    GROUP BY l.login, l.line
-    HAVING count(*) >= getvariable('tool_min_prs') AND count(DISTINCT l.owner) >= 2
+    SELECT login AS tool, line, count(*) AS prs
+    FROM lines WHERE login IN (SELECT login FROM apps)
+    GROUP BY login, line
+    HAVING count(*) >= getvariable('tool_min_prs') AND count(DISTINCT owner) >= 2
 ), by_people AS (
-    SELECT l.line, count(DISTINCT l.login) AS people
-    FROM lines l JOIN apps a ON a.login = l.login AND NOT a.app
-    WHERE l.line IN (SELECT line FROM by_tools)
-    GROUP BY l.line
+    SELECT line, count(DISTINCT login) AS people
+    FROM lines WHERE login NOT IN (SELECT login FROM apps) AND line IN (SELECT line FROM by_tools)
+    GROUP BY line
 )
 SELECT t.tool, t.line FROM by_tools t LEFT JOIN by_people p ON p.line = t.line
 WHERE coalesce(p.people, 0) < t.prs;
