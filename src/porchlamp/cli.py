@@ -181,7 +181,7 @@ def import_cmd(
     does not hold (languages by bytes, community files, account ages) stays missing, never invented.
     Importing again changes nothing; a malformed file is refused with its path, and nothing is written.
     """
-    from porchlamp.backup import WHAT_IS_MISSING, covered, files_of, import_backup
+    from porchlamp.backup import covered, files_of, import_backup, unseen
 
     with _errors(), _store(db) as store:
         with progress_bar(f"importing {repo}", len(files_of(path)) or None) as advance:
@@ -192,7 +192,8 @@ def import_cmd(
         console.print(f"imported {counts['pulls']:,} PRs of {repo} with {counts['timeline']:,} timeline items and "
                       f"{counts['accounts']:,} accounts into {db}; it covers {first} to {last}: "
                       f"porchlamp evaluate --db {db} --as-of DATE", highlight=False, markup=False, soft_wrap=True)
-        console.print("not in a backup, so left missing: " + "; ".join(WHAT_IS_MISSING), highlight=False, markup=False, soft_wrap=True)
+        console.print("not in the backup, so left missing: " + "; ".join(unseen(backup)["missing"]), highlight=False, markup=False,
+                      soft_wrap=True)
     if backup.refused:
         raise typer.Exit(1)
 
