@@ -66,7 +66,14 @@ CREATE TABLE template_fingerprints (repo VARCHAR, fp BIGINT, number INTEGER, fas
 CREATE TABLE template_comments (repo VARCHAR, number INTEGER, login VARCHAR, n INTEGER);
 """ + "".join(f"ALTER TABLE timeline DROP COLUMN {c};\n" for c in ("m_version", "m_fp", "m_chars", "m_words", "m_curated", "m_redirect")) \
     + "ALTER TABLE pulls DROP COLUMN m_version;\nALTER TABLE pulls DROP COLUMN m_ai;\n"
-# What schema 21 (a PR's description lines) changed, undone first.
+# What schema 22 (late answers counted) changed, undone first.
+UNDO_22 = """
+DROP VIEW results;
+ALTER TABLE repo_verdicts DROP COLUMN answered_late;
+CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id), l.home AS review_at FROM snapshot_repos s
+    JOIN repo_verdicts v ON v.id = s.id LEFT JOIN mirror_links l ON l.as_of = s.as_of AND l.repo = v.repo;
+"""
+# What schema 21 (a PR's description lines) changed, undone next.
 UNDO_21 = "ALTER TABLE pulls DROP COLUMN m_lines;\n"
 # What schema 20 (a PR's text marks, a bot PR's reason) changed, undone next.
 UNDO_20 = """
@@ -90,7 +97,7 @@ CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id) FROM snapshot_repos s JO
 # Columns those older schemas held that no later one does, and those a later one adds with a default
 # (18: a verdict's forge; 19: where a mirror's review happens; 20: why a PR's author is a bot, made by
 # the next evaluation), left out of what must read the same.
-GONE = frozenset({"valid_until", "inputs", "acts", "rows", "forge", "review_at", "bot_reason"})
+GONE = frozenset({"valid_until", "inputs", "acts", "rows", "forge", "review_at", "bot_reason", "answered_late"})
 
 
 def digest(conn: duckdb.DuckDBPyConnection, table: str) -> str:
@@ -104,8 +111,9 @@ def make_older(path: Path, schema: int, days: int) -> dict[str, int]:
     conn = duckdb.connect(str(path))
     try:
         version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
-        if version != 21:
-            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 21 only")
+        if version != 22:
+            sys.exit(f"{path}: schema {version}; this benchmark knows how to go back from 22 only")
+        conn.execute(UNDO_22)
         conn.execute(UNDO_21)
         conn.execute(UNDO_20)
         conn.execute(UNDO_19_18)

@@ -132,7 +132,7 @@ def test_refresh_moves_a_store_forward_one_day(tmp_path: Path, monkeypatch: pyte
     placed = second["published"]["projects_placed"]
     assert (f"; {placed} given only their new ranks" in second["out"]) == (placed > 0) and kept + placed <= 43
     assert set(second["evaluate_steps"]) >= {"marks", "judge", "write_snapshot"}
-    assert set(second["published"]["steps"]) == {"plan", "prune", "site_pages", "projects", "dataset", "swap"}
+    assert set(second["published"]["steps"]) == {"plan", "prune", "site_pages", "projects", "dataset", "audit", "swap"}
     with Store(db, read_only=True) as s:
         assert s.snapshot_dates() == [day0, day1] and s.get_meta("collected_as_of") == day1.isoformat()
     res = runner.invoke(app, ["prune", "--db", str(db), "--keep-days", "1"])

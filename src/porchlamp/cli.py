@@ -433,6 +433,19 @@ def prune(
             console.print(line, highlight=False, markup=False)
 
 
+NO_AUDIT_OPTION = typer.Option(False, "--no-audit", help="Switch the new site in without checking what it says "
+                                "against its data first (said in the output). By default a site that contradicts its "
+                                "data is not published: the live one stays, and what failed is listed.")
+
+
+def _audit_wanted(no_audit: bool, out_dir: Path | None) -> bool:
+    """Whether to audit the new site: yes unless --no-audit, which is said, so a log shows it."""
+    if no_audit and out_dir is not None:
+        console.print(f"--no-audit: the new site at {out_dir} goes live without its claims checked against its data",
+                      highlight=False, markup=False)
+    return not no_audit
+
+
 @app.command()
 def refresh(
     repos_file: Path = typer.Option(..., "--repos-file", help="The same list the store was collected from (one owner/name a line)."),
@@ -457,6 +470,7 @@ def refresh(
                                             "others' results (as `porchlamp prune`). Default: keep all."),
     memory: str = MEMORY_OPTION,
     host_api: list[str] = HOST_API_OPTION,
+    no_audit: bool = NO_AUDIT_OPTION,
 ) -> None:
     """The daily job: collect what changed since the store's last run, evaluate the day, publish.
 
@@ -479,7 +493,7 @@ def refresh(
                                       notice=_note,
                                       say=lambda text: console.print(text, highlight=False, markup=False),
                                       workers=_workers(workers, len(listing.repos)), cluster=cluster, reuse=not full,
-                                      keep_days=keep_days, memory=memory)
+                                      keep_days=keep_days, memory=memory, audit=_audit_wanted(no_audit, out_dir))
         except CollectError as err:
             raise UserError(f"refresh stopped while collecting: {err}") from None
         finally:
@@ -743,6 +757,44 @@ def _site_url(url: str) -> str:
     return site_address(url)
 
 
+@app.command("audit")
+def audit_cmd(
+    site_dir: Path = typer.Argument(..., help="A site written by `porchlamp publish` (its --out)."),
+    db: Path = DB_OPTION,
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="The snapshot the site shows (default: the latest)."),
+    site_url: str = typer.Option("", "--site-url", help="The address the site was published with (its badge snippets "
+                                 "must be under it); default: [site] url in porchlamp.toml."),
+    config: Optional[Path] = typer.Option(None, "--config", help="A porchlamp.toml whose [site] url is the site's address."),
+    show: int = typer.Option(50, "--show", min=0, help="How many contradictions to print (all are counted)."),
+) -> None:
+    """Check every claim a published site makes against the store it was published from.
+
+    Each count, share, median, bucket, status, reason, "strength"/"weak spot", forge word, badge
+    snippet and search entry a page or data file states is worked out again from the snapshot's
+    rows and settings; each contradiction is listed with its page, what it says and what holds.
+    Exits 1 on any contradiction, 0 when the site says nothing its data contradicts. `publish` and
+    `refresh` run the same audit before they switch a new site in.
+    """
+    from porchlamp.publish import load_site_data
+    from porchlamp.publish.audit import audit_message, audit_site
+
+    with _errors():
+        address = _site_url(site_url or load_settings(config).site.url)
+        _require_store(db)
+        if not (site_dir / "index.html").exists():
+            raise UserError(f"{site_dir} holds no published site (no index.html): give the --out of `porchlamp publish`")
+        with Store(db, read_only=True) as store:
+            site = load_site_data(store, _parse_date(as_of, "--as-of"))
+        with progress_bar("auditing project pages", len(site.projects)) as advance:
+            summary = audit_site(site_dir, site, address, advance)
+        if summary.ok:
+            console.print(f"no contradictions: {summary.claims:,} claims on {summary.pages:,} pages agree with the "
+                          f"snapshot of {site.as_of}", highlight=False, markup=False)
+            return
+        console.print(audit_message(summary, "the site should not be served as it is", show), highlight=False, markup=False)
+        raise typer.Exit(1)
+
+
 @app.command("publish")
 def publish_cmd(
     out_dir: Path = typer.Option(..., "--out", help="Where the site and dataset are served from: a link to the "
@@ -763,6 +815,7 @@ def publish_cmd(
                                           "scheduler at this address (tcp://host:8786) instead of this machine's "
                                           "processes. They must all read and write the folder DIR is in, such as a "
                                           "shared file system: the snapshot's detail files go there while it runs."),
+    no_audit: bool = NO_AUDIT_OPTION,
 ) -> None:
     """Write the static site (rankings, not ranked, project pages, report, method) and the dataset.
 
@@ -771,7 +824,9 @@ def publish_cmd(
     one and switches the link in one step, so readers see the old site or the new one and a failed
     run leaves the served site untouched. A project whose page, record and badge would come out the
     same keeps those files (and their dates) unwritten: a daily publish writes only what changed.
-    A site in a plain folder (from an earlier version) becomes the first generation.
+    A site in a plain folder (from an earlier version) becomes the first generation. Before the
+    switch every claim of the new site is checked against the store (`porchlamp audit`): a site that
+    contradicts its data is not switched in (exit 2, the live site kept) unless --no-audit.
     """
     from porchlamp.publish import generations, load_site_data, publish
 
@@ -785,7 +840,8 @@ def publish_cmd(
         with Store(db, read_only=True) as store:
             site = load_site_data(store, _parse_date(as_of, "--as-of"), beside=generations.shared_folder(out_dir) if cluster else None)
         with progress_bar("writing project pages", len(site.projects)) as advance:
-            summary = publish(site, out_dir, issues_url=issues_url, site_url=address, progress=advance, full=full, cluster=cluster)
+            summary = publish(site, out_dir, issues_url=issues_url, site_url=address, progress=advance, full=full, cluster=cluster,
+                              audit=_audit_wanted(no_audit, out_dir))
         kept = f"; {summary.reused:,} projects unchanged, their files kept" if summary.reused else ""
         kept += f"; {summary.placed:,} given only their new ranks" if summary.placed else ""
         console.print(f"published {summary.projects:,} projects in {summary.pages:,} pages ({summary.bytes / 1e6:.1f} MB) "

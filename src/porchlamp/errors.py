@@ -9,6 +9,7 @@ is a bug and keeps its traceback. The tree, drawn once:
     ├── SnapshotError    an evaluated snapshot asked for (snapshot.py)
     ├── WorldError       a sample world directory or size (sample/)
     ├── SiteError        a site directory (publish/)
+    │   └── AuditError   a new site that says what its data contradicts (publish/audit.py)
     ├── FaultSpecError   an emulator fault spec (emulator/faults.py)
     ├── ReposFileError   a repos file (collect/repos_file.py)
     ├── CheckError       one repository that cannot be checked (check.py)
@@ -28,3 +29,11 @@ class WorldError(PorchlampError):
 
 class SiteError(PorchlampError):
     """A site directory that cannot be written or served."""
+
+
+class AuditError(SiteError):
+    """A new generation of the site whose pages contradict its data: it is not switched in."""
+
+    def __init__(self, message: str, contradictions: list[object]) -> None:
+        super().__init__(message)
+        self.contradictions = contradictions

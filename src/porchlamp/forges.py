@@ -146,6 +146,19 @@ def change_words(forge: str) -> tuple[str, str]:
     return CHANGE_WORDS.get(forge, CHANGE_WORDS["github"])
 
 
+_GITHUB_WORDS = re.compile(r"\b(?:pull request|PR|GitHub)(?=s?\b)")
+
+
+def say(text: str, forge: str) -> str:
+    """`text`, written of GitHub, in the words of `forge`: GitLab's "merge request" and "MR" for
+    "pull request" and "PR", and its own name for GitHub's (Forgejo calls them pull requests too)."""
+    if forge in ("github", "", None):
+        return text
+    long, short = change_words(forge)
+    said = {"pull request": long, "PR": short, "GitHub": FORGE_NAMES.get(forge, forge)}
+    return _GITHUB_WORDS.sub(lambda m: said[m.group(0)], text)
+
+
 def parse(text: str, known: Mapping[str, Host] | None = None) -> str | None:
     """A project's name from a line: `owner/name` (GitHub), `host/path`, or the web address of either
     (`https://gitlab.gnome.org/GNOME/gtk`, a `.git` or a page under `/-/` taken off). None when the line

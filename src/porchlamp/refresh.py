@@ -80,12 +80,15 @@ def run_refresh(store: Store, client: GraphQLClient | Mapping[str, Any], repos: 
                 out_dir: Path | None = None, dependents_api: str | None = None, concurrency: int = 2,
                 issues_url: str | None = None, notice: Callable[[str], None] = lambda text: None,
                 say: Callable[[str], None] = lambda text: None, workers: int = 1, cluster: str | None = None,
-                reuse: bool = True, keep_days: int | None = None, memory: str = EVALUATE_BUDGET) -> RefreshSummary:
+                reuse: bool = True, keep_days: int | None = None, memory: str = EVALUATE_BUDGET,
+                audit: bool = True) -> RefreshSummary:
     """Refresh `store` for `as_of`: collect (only what changed since its last run), evaluate the whole
     snapshot, publish to `out_dir` when given (linking the previous site's project files that hold,
     unless not `reuse`). A store without an
     earlier run is collected in full. With `keep_days`, old snapshots' results are pruned at the end
-    (`store.retention`). `memory`: DuckDB's budget while the snapshot is evaluated."""
+    (`store.retention`). `memory`: DuckDB's budget while the snapshot is evaluated. The new site is
+    audited before it goes live (`publish`; not when `audit` is false): on a contradiction the live
+    site stays and AuditError says what failed, with the day's collection and evaluation kept."""
     last = store.get_meta("collected_as_of")
     previous = date.fromisoformat(last) if last else None
     if previous is not None and previous > as_of:
@@ -106,7 +109,7 @@ def run_refresh(store: Store, client: GraphQLClient | Mapping[str, Any], repos: 
         # On a cluster, its workers write the pages and read the detail files beside them.
         site = load_site_data(store, as_of, beside=generations.shared_folder(out_dir) if cluster else None)
         with step("publishing", len(site.projects)) as advance:
-            published = publish(site, out_dir, progress=advance, full=not reuse, cluster=cluster,
+            published = publish(site, out_dir, progress=advance, full=not reuse, cluster=cluster, audit=audit,
                                 **({"issues_url": issues_url} if issues_url else {}))
     pruned = prune_snapshots(store, keep_days) if keep_days is not None else None
     # `previous` names the snapshot compared against: the collection's, or else the evaluated one before.

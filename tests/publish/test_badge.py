@@ -40,12 +40,13 @@ def test_badge_snippets_carry_the_sites_address(store300: Path, tmp_path: Path) 
     assert bad.exit_code == 2 and "starting with https://" in bad.output and not (tmp_path / "site2").exists()
 
 
-def test_without_an_address_the_snippets_say_they_are_relative(published: tuple[Path, dict[str, Any]]) -> None:
+def test_without_an_address_no_snippet_is_offered(published: tuple[Path, dict[str, Any]]) -> None:
+    """A relative snippet does not work in a README, and only the publisher can give the site's
+    address: without one, a project page offers the badge's image and nothing to paste."""
     page = next((published[0] / "projects").rglob("*.html"))
-    markdown = _snippets(page)[-2]
-    assert markdown.startswith("[![Porchlamp: ") and "](badges/" in markdown
     text = page.read_text(encoding="utf-8")
-    assert "the site needs its address" in text and "porchlamp publish --site-url" in text and "[site]" in text
+    assert 'class="badge"' not in text and "Show this badge in your README" not in text and "--site-url" not in text
+    assert re.search(r'<img src="(\.\./)+badges/[^"]+\.svg" alt="Porchlamp badge: ', text)
     assert 'rel="canonical"' not in text
 
 

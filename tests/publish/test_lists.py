@@ -14,7 +14,7 @@ from porchlamp.publish.serve import SiteServer
 from porchlamp.publish.site import NOT_RANKED_ORDER
 from porchlamp.store import Store
 
-ROW = re.compile(r'<tr(?: data-status="([a-z_]+)")?><td(?: class="c-project")?><a href="[^"]+">([^<]+)</a>')
+ROW = re.compile(r'<tr(?: data-status="([a-z_]+)")?><td(?: class="c-project"[^>]*)?><a href="[^"]+">([^<]+)</a>')
 
 
 def _chain(site: Path, first: str) -> list[tuple[list[tuple[str, str]], str]]:
@@ -23,7 +23,7 @@ def _chain(site: Path, first: str) -> list[tuple[list[tuple[str, str]], str]]:
     while rel:
         html = (site / rel).read_text(encoding="utf-8")
         captions = re.findall(r"<caption>(.*?)</caption>", html, re.S)  # the list's is the page's last
-        out.append((ROW.findall(html), captions[-1]))
+        out.append((ROW.findall(html), re.sub(r"<[^>]+>", "", captions[-1])))
         nxt = re.search(r'<a rel="next" href="([^"]+)">', html)
         rel = str((site / rel).parent.joinpath(nxt.group(1)).resolve().relative_to(site.resolve())) if nxt else ""
     return out

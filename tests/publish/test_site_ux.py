@@ -55,7 +55,7 @@ def test_every_project_is_in_the_a_to_z_index_without_javascript(browser: Any, s
     site, report = published
     listed: list[str] = []
     for f in sorted((site / "all").glob("*.html")):
-        listed += re.findall(r'<td><a href="[^"]+">([^<]+)</a></td>', f.read_text(encoding="utf-8"))
+        listed += re.findall(r'<td class="c-project"><a href="[^"]+">([^<]+)</a></td>', f.read_text(encoding="utf-8"))
     assert len(listed) == report["projects_total"]
     ctx, page, _ = _ctx(browser, 1280, js=False)
     page.goto(f"{server.url}index.html")
@@ -125,7 +125,9 @@ def test_what_moves_a_project_names_the_component_and_why(browser: Any, server: 
     follow(page, page.locator("#rankings tbody td.c-project").get_by_role("link", name=mover["repo"], exact=True))
     moved = page.locator("#profiles ~ div tbody tr").all_inner_texts()
     line = next(t for t in moved if re.search(r"places? (higher|lower)", t))
-    assert re.search(r"weighs \d+ here instead of \d+", line)
+    # judged by the component's score against the ranked projects', and which way the goal's weight went
+    assert re.search(r", (a strength|a weak spot|about average) \([\d.]+; ranked projects' median [\d.]+\), counts for "
+                     r"(more|less) here \(\d+, not \d+\): [+−][\d.]+ points against most projects", line), line
     ctx.close()
 
 

@@ -28,13 +28,13 @@ RANKINGS = """  {% for p in rows %}{% set d = p.profiles[profile] %}
 """
 
 NOT_RANKED = """  {% for p in rows %}
-    <tr data-status="{{ p.status }}"><td class="c-project"><a href="{{ root }}{{ project_href(p) }}">{{ p.repo }}</a></td><td data-label="Status">{{ p.words }}</td>
-      <td class="reason" data-label="Reason">{{ p.row.reason }}</td><td class="num" data-label="Stars">{{ p.row.stars|thousands }}</td></tr>
+    <tr data-status="{{ p.status }}"><td class="c-project" data-claim="name" data-of="{{ p.repo }}"><a href="{{ root }}{{ project_href(p) }}">{{ p.repo }}</a></td><td data-label="Status">{{ p.words }}</td>
+      <td class="reason" data-label="Reason" data-claim="outcomes" data-of="{{ p.repo }}">{{ p.row.reason }}</td><td class="num" data-label="Stars" data-claim="stars" data-of="{{ p.repo }}">{{ p.row.stars|thousands }}</td></tr>
   {% endfor %}
 """
 
 AZ = """  {% for p in rows %}
-    <tr><td><a href="{{ root }}{{ project_href(p) }}">{{ p.repo }}</a></td>
+    <tr><td class="c-project"><a href="{{ root }}{{ project_href(p) }}">{{ p.repo }}</a></td>
       <td>{% if p.status == 'ranked' %}Ranked {{ p.profiles['default'].rank }} · <span class="tier tier-{{ p.profiles['default'].tier|tierclass }}">{{ p.profiles['default'].tier }}</span>{% else %}{{ p.words }}{% endif %}</td>
       <td class="num">{{ p.row.stars|thousands }}</td></tr>
   {% endfor %}

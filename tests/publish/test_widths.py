@@ -55,6 +55,7 @@ def _pages(site: Path, report: dict[str, Any]) -> list[str]:
     with the longest names and titles, and history pages."""
     fixed = ["index.html", "not-ranked.html", "report.html", "method.html", "all/a.html", "start.html", "changes.html", "data.html"]
     rankings = sorted(p.relative_to(site).as_posix() for p in (site / "rankings").rglob("*.html"))
+    fixed += sorted(p.relative_to(site).as_posix() for p in (site / "all").glob("*.html"))  # every letter: names differ
     projects: list[str] = []
     for status in sorted({p["status"] for p in report["projects"]}):
         projects += [repo_href(p["repo"]) for p in report["projects"] if p["status"] == status][:3]

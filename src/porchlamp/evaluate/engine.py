@@ -89,6 +89,8 @@ def evaluate_repo(data: RepoFacts, settings: Settings, rules: Rules) -> RepoResu
     fork_note = None
     for check in checks:
         gr = check()
+        # the first four checks speak of GitHub; a project elsewhere is told in its forge's words
+        gr = replace(gr, reason=forges.say(gr.reason, r.forge or "github"))
         done.append(gr)
         fork_note = fork_note or gr.evidence.get("fork_note")
         if not gr.passed:

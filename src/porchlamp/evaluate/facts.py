@@ -45,9 +45,10 @@ class Figures(NamedTuple):
     first_timers: int
     first_timers_merged: int
     first_timers_came_back: int
+    answered_late: int = 0  # of the unanswered, those a person answered after the deadline (SPEC 7: still unanswered)
 
 
-NO_PRS = Figures(0, 0, 0, 0, 0, None, None, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+NO_PRS = Figures(0, 0, 0, 0, 0, None, None, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
 
 class Redirected(NamedTuple):

@@ -96,7 +96,7 @@ def gate_software(repo: Repository, rules: Rules) -> GateResult:
         kind, label = ("data_dump", "a data dump") if primary["type"] == "data" else ("docs_only", "documentation only")
         return GateResult("software", False, "not_software", kind,
                           f"not software: {label} (its primary language, {primary['name']}, is {primary['type']} to "
-                          "GitHub's Linguist, not programming; no package manifest)", s)
+                          "Linguist, not programming; no package manifest)", s)
     for kind, label, key in (
         ("awesome_list", "a curated list", "list"),
         ("data_dump", "a data dump", "data"),
@@ -256,7 +256,7 @@ def gate_off_github(documents: Sequence[tuple[str, str, str]], outside_prs: int,
         kind = _top({k: 1 for k, _, _ in docs if k != "other"} or {docs[0][0]: 1})
         ev["quotes"] = [{"source": name, "text": quote(s)} for _, name, s in docs[:3]]
         where = _place(" ".join(s for _, _, s in docs), kind, forge)
-        why = f"its {docs[0][1]} says so"
+        why = f"its {forges.say(docs[0][1], forge)} says so"
     elif own is not None:
         kind = own.venue
         ev["quotes"] = [{"source": "description" if own.why != "process" else "homepage", "text": quote(own.sentence)}]
@@ -312,16 +312,24 @@ def _place(text: str, kind: str, forge: str = "github") -> str:
 # -- 5. black hole -------------------------------------------------------------------------
 
 
-def outcome_counts(answered: int, silent: int, unanswered: int, days: int) -> str:
+def outcome_counts(answered: int, silent: int, unanswered: int, days: int, late: int | None = None) -> str:
     """The one way every page, reason and file says what happened to outside PRs: every PR in
-    exactly one of three counts ("61 of 68 answered within 14 days; 3 closed without an answer; 4
-    with no response")."""
+    exactly one count ("61 of 68 answered within 14 days; 3 closed without an answer; 1 answered
+    late; 3 with no response"). "No response" is none at all: a PR a person answered after the
+    deadline is "answered late" (still not answered in time, SPEC 7). `late` is None for a snapshot
+    judged before late answers were counted; its unanswered PRs are then said as what they are."""
     n = answered + silent + unanswered
     parts = [f"{number(answered)} of {number(n)} answered within {days} days"]
     if silent:
         parts.append(f"{number(silent)} closed without an answer")
-    if unanswered:
-        parts.append(f"{number(unanswered)} with no response")
+    if late is None:
+        if unanswered:
+            parts.append(f"{number(unanswered)} with no answer within {days} days")
+        return "; ".join(parts)
+    if late:
+        parts.append(f"{number(late)} answered late")
+    if unanswered - late:
+        parts.append(f"{number(unanswered - late)} with no response")
     return "; ".join(parts)
 
 
@@ -342,7 +350,7 @@ def gate_black_hole(figures: Figures, settings: Settings, pr: str = "PR") -> Gat
     share = unanswered / n if n else 0.0
     ev: dict[str, Any] = {
         "outside_prs": n, "answered": answered, "closed_silently": silent, "unanswered": unanswered,
-        "unanswered_share": round(share, 4), "wilson_low": round(lo, 4), "wilson_high": round(hi, 4),
+        "answered_late": figures.answered_late, "unanswered_share": round(share, 4), "wilson_low": round(lo, 4), "wilson_high": round(hi, 4),
         "confidence": bh.confidence, "judged": n >= bh.min_outside_prs,
         "prs": PRS_BEHIND,
     }
@@ -350,15 +358,16 @@ def gate_black_hole(figures: Figures, settings: Settings, pr: str = "PR") -> Gat
         return GateResult("black_hole", True, None, None,
                           f"few {pr}s: {count(n, f'outside {pr}')}, fewer than the {bh.min_outside_prs} a black-hole verdict needs, "
                           "so any score rests on few", ev)
-    counts = outcome_counts(answered, silent, unanswered, settings.window.response_days)
+    days = settings.window.response_days
+    counts = outcome_counts(answered, silent, unanswered, days, figures.answered_late)
     sure = pct(bh.confidence)
     if lo > bh.bound:
         return GateResult("black_hole", False, "black_hole", "clear",
-                          f"black hole: {counts}. No response on {pct(share)} of outside {pr}s; allowing for chance in so few, "
+                          f"black hole: {counts}. No answer within {days} days on {pct(share)} of outside {pr}s; allowing for chance in so few, "
                           f"at least {pct(lo)} ({sure} sure): most go unanswered", ev)
     ev["borderline"] = share > bh.bound
     if share > bh.bound:
         return GateResult("black_hole", True, None, None,
-                          f"borderline: {counts}. No response on {pct(share)}, but with so few {pr}s the share could be as low "
+                          f"borderline: {counts}. No answer within {days} days on {pct(share)}, but with so few {pr}s the share could be as low "
                           f"as {pct(lo)}, so it is not called a black hole", ev)
     return GateResult("black_hole", True, None, None, f"answers outside {pr}s: {counts}", ev)

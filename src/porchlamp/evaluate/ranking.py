@@ -13,6 +13,7 @@ from typing import Any
 
 from porchlamp.config import Settings, TierSettings
 from porchlamp.evaluate.components import ComponentResult
+from porchlamp.stats import quantile
 
 CAPPED = "B (capped)"
 # What scores and ranks read of a repository's components: each one's score, None where it could not
@@ -92,6 +93,7 @@ def rank_all(projects: Sequence[Rankable], settings: Settings) -> dict[str, dict
     # What moves a project between profiles: each component's change in contribution, against
     # the average change over all ranked projects (which moves everyone alike).
     base = contribs["default"]
+    middle = component_medians(projects)
     out: dict[str, dict[str, ProfileScore]] = {p.repo: {} for p in projects}
     for name in settings.profiles:
         diffs = []
@@ -106,11 +108,28 @@ def rank_all(projects: Sequence[Rankable], settings: Settings) -> dict[str, dict
             explain: tuple[dict[str, Any], ...] = ()
             if delta:  # a project its goal does not move has nothing to explain
                 effects = sorted(((c, v - mean.get(c, 0.0)) for c, v in diffs[i].items()), key=lambda x: (-abs(x[1]), x[0]))
-                effects = [e for e in effects if (e[1] > 0) == (delta > 0)]
-                explain = tuple({"component": c, "points": round(v, 1)} for c, v in effects[:3] if abs(v) >= 0.05)
+                # Only a component whose weight this goal changes explains the move; each says how the
+                # project stands in it against the ranked projects, which the page words as a strength
+                # or a weak spot (never from the sign of the move alone).
+                changed = settings.profiles[name]
+                effects = [e for e in effects if (e[1] > 0) == (delta > 0)
+                           and changed.get(e[0], 0) != settings.profiles["default"].get(e[0], 0)]
+                explain = tuple({"component": c, "points": round(v, 1), "score": p.scores.get(c), "median": middle.get(c)}
+                                for c, v in effects[:3] if abs(v) >= 0.05)
             s = scores[name][i]
             out[p.repo][name] = ProfileScore(name, s.score, s.coverage, s.tier, ranks[name][i], delta, explain)
     return out
+
+
+def component_medians(projects: Sequence[Rankable]) -> dict[str, float]:
+    """Each component's median score over the ranked projects where it was measured: what a
+    project's score in it is a strength or a weak spot against."""
+    by: dict[str, list[float]] = {}
+    for p in projects:
+        for c, v in p.scores.items():
+            if v is not None:
+                by.setdefault(c, []).append(v)
+    return {c: round(quantile(vs, 0.5) or 0.0, 1) for c, vs in by.items()}
 
 
 Scored = tuple[str, str, int, Scores]  # (repo, status, outside PRs, component scores)

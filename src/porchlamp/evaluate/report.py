@@ -14,8 +14,11 @@ from typing import Any
 from porchlamp.evaluate.engine import STATUS_ORDER
 from porchlamp.evaluate.slices import STAR_BUCKETS
 
+# Each bucket holds the times above its first bound up to and including its second, as the deadline
+# does (SPEC 7: an answer at exactly 14 days is in time), so "7 to 14 days" are answered PRs and
+# "over 14 days" the PRs answered late, as the project pages count them.
 RESPONSE_BUCKETS = (
-    ("under 1 hour", 0, 1),
+    ("1 hour or less", -1.0, 1),
     ("1 to 24 hours", 1, 24),
     ("1 to 3 days", 24, 72),
     ("3 to 7 days", 72, 168),
@@ -64,7 +67,7 @@ def build_report(
             dist["never"] += 1
             continue
         for label, lo, hi in RESPONSE_BUCKETS:
-            if lo <= h < hi:
+            if lo < h <= hi:
                 dist[label] += 1
                 break
     tiers: dict[str, dict[str, Any]] = {}

@@ -47,6 +47,7 @@ def result_rows(as_of: date, results: Iterable[RepoResult]) -> tuple[Columns, Co
             "language": r.language, "description": r.description, "judged": r.judged, "borderline": r.borderline,
             "fork_note": r.fork_note, "review_happens": r.review_happens, "outside_prs": f.outside_prs,
             "answered": f.answered, "closed_silently": f.closed_silently, "unanswered": f.unanswered,
+            "answered_late": f.answered_late,
             "median_hours": f.median_hours, "p90_hours": f.p90_hours,
             "evidence": as_json(r.evidence()), "maintainers": as_json(r.maintainers), "forge": r.forge,
         })

@@ -98,7 +98,7 @@ def shields_json(p: Project) -> dict[str, Any]:
 # at a thousand.
 RANK_PART_ROWS = 1000
 PART_COLUMNS = ["repo", "ecosystem", "language", "stars", "answered_share", "median_hours", "outside_prs",
-                "rank", "score", "tier", "delta", "answered", "p90_hours", "flags", "median_words", "trend_words", "forge"]
+                "rank", "score", "tier", "delta", "answered", "p90_hours", "flags", "median_words", "trend_words", "forge", "trend"]
 GOAL_COLUMNS = ("rank", "score", "tier", "delta")  # a part's columns the index has once per goal
 PART_PATH = "rankings/{profile}/part-{part}.json"
 
@@ -125,7 +125,8 @@ def _index_columns(profiles: list[str]) -> list[str]:
     # so that a table redrawn from this file says what the served page says (`figures.duration` of
     # `median_hours`, which is exact, for sorting).
     # `forge`: the software its host runs (github, gitlab, forgejo), for the forge filter.
-    return columns + ["answered", "p90_hours", "flags", "median_words", "trend_words", "forge"]
+    # `trend`: the answered share's move over 30 days in points (`trend_words` exact), for sorting.
+    return columns + ["answered", "p90_hours", "flags", "median_words", "trend_words", "forge", "trend"]
 
 
 def _index_row(p: Project, profiles: list[str]) -> list[Any]:
@@ -138,7 +139,7 @@ def _index_row(p: Project, profiles: list[str]) -> list[Any]:
         d = p.profiles.get(prof, {})
         row += [d.get("rank"), _score(d.get("score")), d.get("tier"), d.get("delta")]
     return row + [p.row["answered"], _round(p.row["p90_hours"]), p.flags, figures.duration(p.row["median_hours"]), words.trend(p.row["trend"]),
-                  p.forge]
+                  p.forge, _round(p.row["trend"], 4)]
 
 
 def ranking_parts(site: SiteData, part_rows: int = RANK_PART_ROWS) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -230,6 +231,9 @@ def project_json(p: Project, site: SiteData, as_of: date | None = None) -> dict[
         "status_words": p.words,
         "outcome_counts": {"outside_prs": p.row["outside_prs"], "answered": p.row["answered"],
                            "closed_silently": p.row["closed_silently"], "unanswered": p.row["unanswered"],
+                           # Added in schema 1 (keys are only ever added): of the unanswered, those answered
+                           # after the deadline; the rest had no response at all (null: not counted then).
+                           "answered_late": p.row.get("answered_late"),
                            "in_words": p.counts(site.settings.window.response_days)},
         "median_hours_to_first_response": _round(p.row["median_hours"]),
         "p90_hours_to_first_response": _round(p.row["p90_hours"]),
@@ -363,7 +367,9 @@ def _tables(v1: Path, site: SiteData) -> None:
                        + [("median_hours", whole), ("p90_hours", whole)]
                        # Added last (columns are only ever added): its forge, and for a mirror the project
                        # of this snapshot where its review happens.
-                       + [("forge", text), ("review_at", text)])
+                       + [("forge", text), ("review_at", text)]
+                       # of the unanswered, those answered after the deadline (null before it was counted)
+                       + [("answered_late", counts)])
 
     def row(p: Project) -> list[Any]:
         d = p.profiles.get("default", {})
@@ -372,7 +378,7 @@ def _tables(v1: Path, site: SiteData) -> None:
                  p.row["outside_prs"], p.row["answered"], p.row["closed_silently"], p.row["unanswered"],
                  d.get("tier") if ranked else None, d.get("score") if ranked else None, d.get("coverage")]
                 + [p.profiles.get(x, {}).get("rank") for x in profiles] + [p.profiles.get(x, {}).get("delta") for x in profiles]
-                + [p.row["median_hours"], p.row["p90_hours"], p.forge, p.home["repo"] if p.home else None])
+                + [p.row["median_hours"], p.row["p90_hours"], p.forge, p.home["repo"] if p.home else None, p.row.get("answered_late")])
 
     # A batch of the listing at a time, to both files: neither table is ever held whole.
     projects = iter(site.projects)

@@ -26,7 +26,8 @@ from porchlamp.store import Store
 # What the whole-snapshot pages and files read of a project's result row. The rest (its evidence
 # above all: 4 KB a project) is read with the project's own files (`SiteData.detailed`).
 LIST_COLUMNS = ("repo", "status", "kind", "reason", "ecosystem", "language", "stars", "judged", "borderline", "review_happens",
-                "outside_prs", "answered", "closed_silently", "unanswered", "median_hours", "p90_hours", "forge", "review_at")
+                "outside_prs", "answered", "closed_silently", "unanswered", "median_hours", "p90_hours", "forge", "review_at",
+                "answered_late")
 # What a mirror's page says of the project it points to (`Project.home`).
 HOME_COLUMNS = ("repo", "status", "kind", "answered", "outside_prs", "forge")
 # A goal's row as a project holds it (`Project.profiles`), and the values of it the listing keeps.

@@ -121,10 +121,16 @@ class Project:
         if host == forges.GITHUB_HOST:
             return ""
         if self.forge == "forgejo":  # what stands in for the signals Forgejo lacks (SPEC section 13, DECISIONS)
-            return (f"on {name} ({host}), which marks a draft by a WIP: title and shows no author association and no "
-                    "bot flag: write access (the owner, the users it lets be assigned, the organisation's public members) "
-                    "stands for membership, and bots are known by their names, texts and acts")
-        return f"on {name} ({host}), where a pull request is a {forges.change_words(self.forge)[0]}"
+            return (f"on {name} ({host}). {name} does not say who is a project's member on a pull request, or which "
+                    "accounts are bots (but its own Actions account): here the people who can write to it (its owner, "
+                    "those it lets be assigned, the owning organisation's public members) count as its maintainers, "
+                    "a draft is a pull request whose title starts WIP:, and bots are known by their names, "
+                    "their texts and what they do")
+        if self.forge != "gitlab":
+            return f"on {name} ({host})"
+        return (f"on {name} ({host}), where a pull request is a merge request. {name} does not say who is a "
+                "project's member on a merge request: here its members with the Developer role or above count as its "
+                "maintainers, and bots are the accounts it marks as bot users or known by their names, texts and acts")
 
     def home_verdict(self, days: int) -> str:
         """What became of outside changes at the project its review happens on: "ranked; it answered
@@ -132,7 +138,7 @@ class Project:
         h = self.home
         if h is None:
             return ""
-        said = status_words(h["status"], h["kind"])
+        said = status_words(h["status"], h["kind"], h["forge"] or "github")
         said = said[:1].lower() + said[1:]  # it follows a dash in the page's sentence
         n = h["outside_prs"] or 0
         if not n or h["status"] == "undecided":
@@ -154,16 +160,16 @@ class Project:
     @property
     def words(self) -> str:
         """Status and kind in plain words."""
-        return status_words(self.status, self.row["kind"])
+        return status_words(self.status, self.row["kind"], self.forge)
 
     @property
     def kind_words(self) -> str:
-        return kind_label(self.status, self.row["kind"])
+        return kind_label(self.status, self.row["kind"], self.forge)
 
     def counts(self, days: int = 14) -> str:
-        """"61 of 68 answered within 14 days; 3 closed without an answer; 4 with no response"."""
+        """"61 of 68 answered within 14 days; 3 closed without an answer; 1 answered late; 3 with no response"."""
         r = self.row
-        return outcome_counts(r["answered"], r["closed_silently"], r["unanswered"], days) if r["outside_prs"] else f"no outside {self.pr_word}s"
+        return outcome_counts(r["answered"], r["closed_silently"], r["unanswered"], days, r.get("answered_late")) if r["outside_prs"] else f"no outside {self.pr_word}s"
 
     @property
     def answered_of(self) -> str:
@@ -177,7 +183,7 @@ class Project:
         if self.row["borderline"]:
             out.append("borderline")
         if self.status == "ranked" and not self.row["judged"]:  # too few outside PRs for the black-hole verdict
-            out.append("few PRs")
+            out.append(f"few {self.pr_word}s")
         return out
 
     def excluded_counts(self) -> list[tuple[str, int]]:

@@ -36,12 +36,14 @@ from porchlamp.config import COMPONENTS
 from porchlamp.evaluate import components as components_mod
 from porchlamp.forks import cores
 from porchlamp.laps import Laps
+from porchlamp.errors import AuditError
 from porchlamp.publish import api, generations, place, reuse
 from porchlamp.publish.charts import NARROW_MEDIA, report_charts
 from porchlamp.publish import words
 from porchlamp.publish.changes import KIND_TITLES, KINDS, Changes
 from porchlamp.publish.feed import atom_feed
 from porchlamp.publish.history import histories, history_href, history_svg
+from porchlamp.publish.audit import audit_message, audit_site
 from porchlamp.publish.data import HISTORY_DAYS, PROJECT_TREES, Project, SiteData, project_files, safe_url, slug, start_issues
 from porchlamp.publish.listing import LISTING_ROWS, Listing, View
 
@@ -115,7 +117,7 @@ def environment() -> Environment:
     env.filters.update({
         "pct": figures.share, "hours": figures.duration, "show": _show, "safe_url": safe_url,
         "thousands": figures.number, "delta": _delta, "tierclass": _tierclass, "counted": figures.count, "noun": figures.noun,
-        "num": figures.score,
+        "num": figures.score, "forge": words.forge_words, "quote_text": words.quote_text,
         "day": lambda t: t.strftime("%Y-%m-%d") if t else "–",
     })
     env.globals.update({
@@ -125,7 +127,7 @@ def environment() -> Environment:
         "component_labels": words.COMPONENT_LABELS, "component_words": words.COMPONENT_WORDS, "input_lines": words.input_lines,
         "explain_words": words.explain_words, "delta_words": words.delta_words, "goal_words": words.goal_words, "history_href": history_href,
         "evidence_rows": evidence_rows, "ranking_rows": ranking_rows, "not_ranked_rows": not_ranked_rows, "az_rows": az_rows,
-        "forge_names": forges.FORGE_NAMES,
+        "forge_names": forges.FORGE_NAMES, "history_days": HISTORY_DAYS,
     })
     return env
 
@@ -137,7 +139,7 @@ OUTCOME_WORDS = {"answered": "answered", "closed_silently": "closed without an a
 
 def response_words(outcome: str | None, kind: str | None, hours: float | None, days: int, judged: bool = True) -> tuple[str, str]:
     """(outcome, first response) of one outside PR, as one account: a reply after the window reads
-    "no answer within 14 days" beside "comment after 15.3 days", never "no response" beside a
+    "answered late" beside "comment after 15.3 days", never "no response" beside a
     response, and a reply just past the window never reads as its end ("14.0 days" is in time).
     A PR that was not `judged` (its project reviews elsewhere) has no window to be in or out of."""
     if not judged:
@@ -147,7 +149,7 @@ def response_words(outcome: str | None, kind: str | None, hours: float | None, d
     if outcome == "answered":
         return "answered", f"{kind} after {figures.duration(hours)}"
     late = f"{kind} after {figures.late_duration(hours, days)}" if hours is not None else kind
-    return ("closed without an answer" if outcome == "closed_silently" else f"no answer within {days} days"), late
+    return ("closed without an answer" if outcome == "closed_silently" else "answered late"), late
 
 
 LETTERS = tuple((c, c.upper()) for c in "abcdefghijklmnopqrstuvwxyz") + (("0-9", "0–9"), ("other", "other"))
@@ -224,10 +226,11 @@ def not_ranked_rows(rows: Sequence[Project], root: str) -> Markup:
     as `ranking_rows`; a test renders the template loop they replaced)."""
     e = escape_text
     return Markup("".join(
-        f'    <tr data-status="{e(p.status)}"><td class="c-project">{_project_link(p, root)}</td>'
+        f'    <tr data-status="{e(p.status)}"><td class="c-project" data-claim="name" data-of="{e(p.repo)}">{_project_link(p, root)}</td>'
         f'<td data-label="Status">{e(p.words)}</td>\n'
-        f'      <td class="reason" data-label="Reason">{e(p.row["reason"])}</td>'
-        f'<td class="num" data-label="Stars">{e(figures.number(p.row["stars"]))}</td></tr>\n' for p in rows))
+        f'      <td class="reason" data-label="Reason" data-claim="outcomes" data-of="{e(p.repo)}">{e(p.row["reason"])}</td>'
+        f'<td class="num" data-label="Stars" data-claim="stars" data-of="{e(p.repo)}">{e(figures.number(p.row["stars"]))}</td></tr>\n'
+        for p in rows))
 
 
 def az_rows(rows: Sequence[Project], root: str) -> Markup:
@@ -240,7 +243,7 @@ def az_rows(rows: Sequence[Project], root: str) -> Markup:
             status = f'Ranked {e(d["rank"])} · {_tier_badge(d["tier"])}'
         else:
             status = e(p.words)
-        out.append(f'    <tr><td>{_project_link(p, root)}</td>\n'
+        out.append(f'    <tr><td class="c-project">{_project_link(p, root)}</td>\n'
                    f'      <td>{status}</td>\n'
                    f'      <td class="num">{e(figures.number(p.row["stars"]))}</td></tr>\n')
     return Markup("".join(out))
@@ -365,7 +368,8 @@ def render_site(site: SiteData, out: Path, issues_url: str = DEFAULT_ISSUES_URL,
            change_limit=CHANGE_LIMIT, feed_ecosystems=feed_ecos)
     w.page("report.html", "report.html", sums=report_sums(site.report), narrow_media=NARROW_MEDIA)
     w.page("method.html", "method.html", transforms=(components_mod.__doc__ or "").strip())
-    w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION, rank_part_rows=api.RANK_PART_ROWS, schemas=api.schema_names())
+    w.page("data.html", "data.html", schema_version=api.SCHEMA_VERSION, rank_part_rows=api.RANK_PART_ROWS, schemas=api.schema_names(),
+           example=project_files("gitlab.com/kit/x"))
     static = resources.files("porchlamp.publish").joinpath("static")
     (out / "static").mkdir(parents=True, exist_ok=True)
     for f in static.iterdir():
@@ -653,7 +657,7 @@ def site_address(url: str) -> str:
 
 def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_URL, site_url: str = "",
             progress: Callable[[int], None] | None = None, full: bool = False, workers: int | None = None,
-            cluster: str | None = None) -> PublishSummary:
+            cluster: str | None = None, audit: bool = True) -> PublishSummary:
     """Complete the standby generation of the site at `out` and swap it into place in one rename: a
     crash midway leaves the live site as it was (`generations`). A project's files that would be
     written the same are kept where the standby already holds them, or linked from the live site
@@ -661,7 +665,9 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
     (default: one per core this process may run on) when there are enough of them, or on the
     workers of the Dask scheduler at `cluster`: they must read and write `out`'s folder and read the
     snapshot's detail files (`load_site_data`'s `beside`), as on a shared file system. `site_url`
-    (else the settings' `[site] url`) makes badge snippets, feed and canonical links absolute."""
+    (else the settings' `[site] url`) makes badge snippets, feed and canonical links absolute.
+    Before the switch the new generation is audited (`publish.audit`): on a contradiction the live
+    site stays, and AuditError lists what failed (`audit=False` switches it in unaudited)."""
     site_url = site_address(site_url or site.settings.site.url)
     runner = None
     if cluster:
@@ -669,14 +675,14 @@ def publish(site: SiteData, out: str | Path, issues_url: str = DEFAULT_ISSUES_UR
 
         runner = DaskRunner(address=cluster)  # reached before anything is written: an unreachable one changes nothing
     try:
-        return _publish(site, out, issues_url, site_url, progress, full, workers, runner)
+        return _publish(site, out, issues_url, site_url, progress, full, workers, runner, audit)
     finally:
         if runner is not None:
             runner.close()
 
 
 def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, progress: Callable[[int], None] | None,
-             full: bool, workers: int | None, cluster: DaskRunner | None) -> PublishSummary:
+             full: bool, workers: int | None, cluster: DaskRunner | None, audit: bool = True) -> PublishSummary:
     t0 = time.perf_counter()
     lap = Laps()
     target = generations.shared_folder(out) / Path(out).name  # the last part may be the link: never resolved
@@ -709,8 +715,19 @@ def _publish(site: SiteData, out: str | Path, issues_url: str, site_url: str, pr
         pages += written
         lap("projects")
         api.write_dataset(root, site)
-        plan.write_manifest(root)
         lap("dataset")
+        if audit:
+            # The projects whose files were written now: the others' are those of a generation this
+            # code wrote and audited, held or linked unchanged.
+            same = plan.reuse | kept
+            written = None if not same.any() else plan.repos.filter(pa.array(~same)).to_pylist()
+            audited = audit_site(root, site, site_url, only=written, workers=workers or cores())
+            lap("audit")
+            if not audited.ok:
+                # No manifest: this generation is not complete, so nothing of it is kept for the next run.
+                raise AuditError(audit_message(audited, "the live site is kept; fix these, or publish with --no-audit"),
+                                 list(audited.contradictions))
+        plan.write_manifest(root)
         generations.swap(slots)
         generations.discard(target)
         lap("swap")

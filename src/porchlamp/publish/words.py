@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from porchlamp.evaluate.redirect import VENUE_NAMES
-from porchlamp.figures import count, duration, noun, points, share
+from porchlamp.evaluate.relations import QUOTE_CHARS
+from porchlamp import forges
+from porchlamp.figures import count, duration, noun, points, score as score_text, share
 
 STATUS_LABELS = {
     "ranked": "Ranked",
@@ -86,16 +88,58 @@ COMPONENT_WORDS = {
 }
 
 
-def kind_label(status: str, kind: str | None) -> str:
-    return KIND_LABELS.get((status, kind or ""), (kind or "").replace("_", " "))
+def kind_label(status: str, kind: str | None, forge: str = "github") -> str:
+    """What a status's kind means, in the words of the project's forge: "takes no merge requests on
+    GitLab", "fewer outside MRs than a fair score needs"."""
+    return forge_words(KIND_LABELS.get((status, kind or ""), (kind or "").replace("_", " ")), forge)
 
 
-def status_words(status: str, kind: str | None) -> str:
+def status_words(status: str, kind: str | None, forge: str = "github") -> str:
     """A project's status in a few plain words: "Black hole", "No open-source license: a license GitHub cannot identify"."""
-    label = kind_label(status, kind)
+    label = kind_label(status, kind, forge)
     head = SHORT_STATUS.get(status, status.replace("_", " "))
     head = head[:1].upper() + head[1:]
     return f"{head}: {label}" if label else head
+
+
+def forge_words(text: str, forge: str) -> str:
+    """`text`, written of GitHub, in the words of `forge` (`forges.say`), an account of GitHub's Bot
+    type said as the forge marks it."""
+    if forge in ("github", "", None):
+        return text
+    return forges.say(BOT_TYPE_WORDS.get(forge, {}).get(text, text), forge)
+
+
+# What stands for GitHub's Bot type on each forge (FORGES.md): GitLab flags bot users; Forgejo flags
+# none but its own Actions account, which the collector gives that type.
+BOT_TYPE_WORDS = {
+    "gitlab": {"its account is of type Bot": "GitLab marks its account as a bot user"},
+    "forgejo": {"its account is of type Bot": "it is Forgejo's own Actions account"},
+}
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.DOTALL)
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_TABLE = re.compile(r"\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?")
+_MARKS = re.compile(r"(?:^|(?<=\s))#{1,6}\s+|\*\*|__|`+|<[^<>]{1,80}>")
+
+
+def quote_text(text: str | None, limit: int = QUOTE_CHARS) -> str:
+    """A PR description quoted as a reader would read it: HTML comments, Markdown links, table rules
+    and emphasis marks taken out, cells joined, and, where the stored quote was cut (it fills
+    `limit`) or this cuts it, ended at a whole word with "…"."""
+    if not text:
+        return ""
+    cut = len(text) >= limit
+    said = _COMMENT.sub(" ", text)
+    said = _MD_LINK.sub(lambda m: m.group(1), said)
+    said = _TABLE.sub(" ", said)
+    said = _MARKS.sub(" ", said).replace("|", " ")
+    said = re.sub(r"\s+", " ", said).strip()
+    if len(said) > 240:
+        said, cut = said[:240], True
+    if cut:
+        said = (said.rsplit(" ", 1)[0].rstrip(" ,;:-") if " " in said else said) + "…"
+    return said
 
 
 def _yes(b: Any) -> str:
@@ -217,22 +261,37 @@ def goal_words(weights: Mapping[str, float], default: Mapping[str, float]) -> st
     return f"counts {listed} for more"
 
 
-def _points(pull: float) -> str:
-    """A component's pull on a project's score in a goal, against its pull on the average project's."""
-    if abs(pull) < 0.05:
-        return "it moves this project as much as most others"
-    if pull > 0:
-        return f"a strength of this project, it gains {points(pull)} points on most others"
-    return f"a weak spot of this project, it loses {points(pull)} points to most others"
+def standing(score: float | None, median: float | None) -> str | None:
+    """How a project stands in a component against the ranked projects: "a strength" above their
+    median score, "a weak spot" below it, "about average" at it; None when either is unknown."""
+    if score is None or median is None:
+        return None
+    score = round(score, 1)
+    return "a strength" if score > median else "a weak spot" if score < median else "about average"
 
 
-def explain_words(explain: list[dict[str, Any]], weights: Mapping[str, float], default: Mapping[str, float]) -> list[str]:
-    """Why a project moves between the default ranking and a goal's: the components whose weight
-    changed most for it, each with the weights and the points against the average project's move."""
+def explain_words(explain: list[dict[str, Any]], weights: Mapping[str, float],
+                  default: Mapping[str, float]) -> list[tuple[dict[str, Any], str]]:
+    """Why a project moves between the default ranking and a goal's: the components whose weight the
+    goal changes, each with how the project stands in it against the ranked projects (its score and
+    theirs), which way the weight went, and the points it gains or loses against most projects:
+    "Welcomes newcomers, a weak spot (22.2; ranked projects' median 45.0), counts for less here (0,
+    not 15): +1.9 points against most projects". A component whose weight is the same is left out."""
     out = []
     for e in explain:
         c = e["component"]
         w, w0 = weights.get(c, 0), default.get(c, 0)
-        weight = f"weighs {w:g} here instead of {w0:g}" if w != w0 else f"weighs {w:g} in both"
-        out.append(f"{COMPONENT_LABELS.get(c, c)} {weight}: {_points(e['points'])}")
+        if w == w0:
+            continue
+        said = COMPONENT_LABELS.get(c, c)
+        stand = standing(e.get("score"), e.get("median"))
+        if stand:
+            said += f", {stand} ({score_text(e['score'])}; ranked projects' median {score_text(e['median'])}),"
+        way = "more" if w > w0 else "less"
+        out.append((e, f"{said} counts for {way} here ({w:g}, not {w0:g}): {_signed(e['points'])} against most projects"))
     return out
+
+
+def _signed(pull: float) -> str:
+    """A component's pull on a project's score against its pull on most projects': "+4.7 points"."""
+    return f"{'+' if pull > 0 else '−' if pull < 0 else ''}{points(abs(pull))} points"

@@ -488,6 +488,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE pulls ADD COLUMN m_lines BIGINT[];
         """,
     ),
+    Migration(
+        22,
+        "a late answer is not \"no response\" (SPEC 7): each result counts, of its outside PRs not answered in time, "
+        "those a person answered after the deadline (answered_late; NULL for snapshots judged before it was counted)",
+        """
+        DROP VIEW results;
+        ALTER TABLE repo_verdicts ADD COLUMN answered_late INTEGER;
+        CREATE VIEW results AS SELECT s.as_of, v.* EXCLUDE (id), l.home AS review_at FROM snapshot_repos s
+            JOIN repo_verdicts v ON v.id = s.id LEFT JOIN mirror_links l ON l.as_of = s.as_of AND l.repo = v.repo;
+        """,
+    ),
 )
 
 RESULT_TABLES: tuple[str, ...] = ("results", "pr_results", "component_results", "profile_results")

@@ -25,6 +25,7 @@ WITH seen AS (
 ), by_login AS (
     SELECT l.norm,
            EXISTS (SELECT 1 FROM rule_humans h WHERE h.norm = l.norm) AS human,
+           EXISTS (SELECT 1 FROM rule_known k WHERE k.norm = l.norm) AS known,
            EXISTS (SELECT 1 FROM rule_known k WHERE k.norm = l.norm)
            OR regexp_matches(l.norm, getvariable('bot_globs'))
            OR regexp_matches(l.norm, getvariable('bot_words')) AS listed
@@ -41,7 +42,11 @@ WITH seen AS (
 SELECT n.rk, n.login, n.type, n.norm,
        coalesce(n.type = 'Bot', false) OR ends_with(n.raw, '[bot]') OR starts_with(n.raw, 'app/') AS typed,
        b.human,
-       b.listed OR p.norm IS NOT NULL AS named
+       b.listed OR p.norm IS NOT NULL AS named,
+       -- which of those held, for the reason a page gives (one, never "this or that")
+       CASE WHEN coalesce(n.type = 'Bot', false) THEN 'type' WHEN ends_with(n.raw, '[bot]') THEN 'bot_login'
+            WHEN starts_with(n.raw, 'app/') THEN 'app_login' END AS typed_by,
+       CASE WHEN b.known THEN 'known' WHEN b.listed THEN 'pattern' WHEN p.norm IS NOT NULL THEN 'project' END AS named_by
 FROM named n
 JOIN by_login b ON b.norm = n.norm
 LEFT JOIN project p ON p.rk = n.rk AND p.norm = n.norm;

@@ -89,11 +89,15 @@ HAVING count(*) >= getvariable('min_prs') AND count(*) >= getvariable('automated
 CREATE OR REPLACE TEMP TABLE j_bots AS
 SELECT a.rk, a.login, a.type, a.norm,
        a.typed OR k.login IS NOT NULL OR (NOT a.human AND (a.named OR b.login IS NOT NULL OR o.login IS NOT NULL)) AS bot,
-       CASE WHEN a.typed THEN 'its account is a bot account (of type Bot, or a [bot] login)'
+       CASE WHEN a.typed THEN CASE a.typed_by WHEN 'type' THEN 'its account is of type Bot'
+                                   WHEN 'bot_login' THEN 'its login ends in [bot], as an app''s does'
+                                   ELSE 'its login is an app''s (app/)' END
             WHEN k.login IS NOT NULL THEN 'acts as this repository''s bot: its report, filled in per PR, opens the conversation '
                                           || 'within minutes on ' || k.prs || ' of the ' || k.of_prs || ' PRs'
             WHEN a.human THEN NULL
-            WHEN a.named THEN 'its login is on the known-bots list, or made like a bot''s'
+            WHEN a.named THEN CASE a.named_by WHEN 'known' THEN 'its login is on the known-bots list'
+                                   WHEN 'pattern' THEN 'its login is made like a bot''s (a bot''s pattern or word)'
+                                   ELSE 'its login is the project''s name with an automation word' END
             WHEN b.login IS NOT NULL THEN b.why
             WHEN o.login IS NOT NULL THEN 'acts as this repository''s bot: one text makes up what it says on ' || o.prs || ' PRs'
        END AS why

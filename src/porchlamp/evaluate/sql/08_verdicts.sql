@@ -135,7 +135,7 @@ SELECT e.repo, e.rk, e.number, title, author, author_association, created_at, cl
        CASE WHEN excluded IS NULL THEN d.actor END AS redirect_actor,
        CASE WHEN excluded IS NULL THEN d.by END AS redirect_by,
        CASE WHEN excluded = 'bot' THEN coalesce(
-           author_bot_why, CASE WHEN author_type = 'Bot' THEN 'its account is a bot account (of type Bot, or a [bot] login)' END,
+           author_bot_why, CASE WHEN author_type = 'Bot' THEN 'its account is of type Bot' END,
            CASE WHEN bot_tool = 'an automation tool' THEN 'its description says a tool opened it'
                 WHEN bot_tool IS NOT NULL THEN 'its title or description is ' || bot_tool || '''s PR template' END,
            'its description follows the template of the PRs ' || learned_tool || ' opens',

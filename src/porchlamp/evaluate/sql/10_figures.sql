@@ -33,6 +33,7 @@ CREATE OR REPLACE TEMP TABLE j_figures AS
 WITH outside AS (
     SELECT rk, count(*) AS n, count_if(outcome = 'answered') AS answered, count_if(outcome = 'closed_silently') AS silent,
            count_if(outcome = 'unanswered') AS unanswered, count_if(decided) AS decided,
+           count_if(outcome = 'unanswered' AND response_at IS NOT NULL) AS late,
            list_sort(list(hours_to_response) FILTER (WHERE outcome = 'answered')) AS times,
            count_if(ai_assisted) AS ai_prs, count_if(ai_assisted AND outcome = 'answered') AS ai_answered
     FROM j_verdicts WHERE excluded IS NULL GROUP BY rk
@@ -67,7 +68,7 @@ SELECT r.name_with_owner AS repo,
        coalesce(c.merged, 0) AS merged, coalesce(c.reviewed, 0) AS reviewed, coalesce(c.reviews, 0) AS reviews,
        coalesce(c.ci_checked, 0) AS ci_checked, coalesce(c.ci_with, 0) AS ci_with,
        coalesce(f.first_timers, 0) AS first_timers, coalesce(f.first_merged, 0) AS first_timers_merged,
-       coalesce(f.came_back, 0) AS first_timers_came_back
+       coalesce(f.came_back, 0) AS first_timers_came_back, coalesce(o.late, 0) AS answered_late
 FROM (SELECT name_with_owner, repo_key(name_with_owner) AS rk FROM repositories) r
 LEFT JOIN outside o ON o.rk = r.rk
 LEFT JOIN considered c ON c.rk = r.rk

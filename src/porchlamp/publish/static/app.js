@@ -14,7 +14,7 @@
   var form = document.getElementById("controls");
   if (!table || !form || !window.fetch || !window.Promise) { return; }
   var PAGE = 50;
-  var KEYS = ["rank", "repo", "tier", "score", "answered_share", "median_hours", "outside_prs", "ecosystem", "stars", "delta"];
+  var KEYS = ["rank", "repo", "tier", "score", "answered_share", "trend", "median_hours", "outside_prs", "ecosystem", "stars", "delta"];
   var ASCENDING = { rank: 1, repo: 1, tier: 1, ecosystem: 1, median_hours: 1 };
   // manifest: parts.json; goals: goal -> {rows: its parts from the first without a gap, joined,
   // next: the part those rows end before, arrived: parts that came early, asking: parts on their way}.
@@ -73,7 +73,9 @@
               forge: h.get("forge") || "", q: h.get("q") || "", key: h.get("sort") || "rank", dir: h.get("dir") === "desc" ? -1 : 1,
               page: parseInt(h.get("page") || (named ? "1" : served.page), 10) };
     if (options("profile").indexOf(s.profile) === -1) { s.profile = served.profile; }
-    if (options("ecosystem").indexOf(s.eco) === -1) { s.eco = h.has("ecosystem") ? "" : served.eco; }
+    // An address that names no ecosystem shows the page's own (an ecosystem's ranking page serves
+    // it; "All" is an ecosystem= with nothing after it); one it does not know shows all.
+    if (!h.has("ecosystem")) { s.eco = served.eco; } else if (options("ecosystem").indexOf(s.eco) === -1) { s.eco = ""; }
     if (options("language").indexOf(s.lang) === -1) { s.lang = ""; }
     if (options("forge").indexOf(s.forge) === -1) { s.forge = ""; }
     if (KEYS.indexOf(s.key) === -1) { s.key = "rank"; s.dir = 1; }
@@ -84,7 +86,7 @@
   function toAddress() {
     var p = new URLSearchParams();
     p.set("goal", state.profile);
-    if (state.eco) { p.set("ecosystem", state.eco); }
+    if (state.eco || served.eco) { p.set("ecosystem", state.eco); }  // "All" said, on a page that serves one
     if (state.lang) { p.set("language", state.lang); }
     if (state.forge) { p.set("forge", state.forge); }
     if (state.q) { p.set("q", state.q); }
@@ -144,6 +146,28 @@
     return n;
   }
   function pagesOf(n) { return Math.max(1, Math.ceil(n / PAGE)); }
+  // A view no ranked project is in says so in its table, and which one filter to drop shows some:
+  // "No ranked Rust project on GitLab. Drop the forge: 12; the language: 3."
+  function nothing() {
+    var names = { eco: "the ecosystem", lang: "the language", forge: "the forge" };
+    var forge = state.forge ? $("forge").options[$("forge").selectedIndex].textContent : "";
+    var said = "No ranked " + (state.lang || state.eco ? (state.lang || state.eco) + " " : "") + "project" +
+      (forge ? " on " + forge : "") + (state.q ? " matches “" + state.q + "”" : "") + ". ";
+    var wider = [];
+    ["forge", "lang", "eco"].forEach(function (key) {
+      if (!state[key]) { return; }
+      var was = state[key];
+      state[key] = "";
+      var n = counted();
+      state[key] = was;
+      if (n) { wider.push(names[key] + " (" + n + " ranked)"); }
+    });
+    var tr = document.createElement("tr");
+    var td = cell(tr, said + (wider.length ? "Drop " + wider.join(", or ") + " to see some." :
+      state.q ? "Projects that are not ranked are listed below the table." : "Choose All in a menu to see more."), "empty");
+    td.colSpan = table.tHead.rows[0].cells.length;
+    return tr;
+  }
   function ask(name, g, n) {
     if (g.asking[n]) { return g.asking[n]; }
     g.asking[n] = getJSON(partPath(name, n)).then(function (data) {
@@ -265,6 +289,7 @@
       cell(tr, fmtDelta(val(r, "delta")), "c-delta", "Δ rank");
       body.appendChild(tr);
     });
+    if (!list.length) { body.appendChild(nothing()); }
     table.replaceChild(body, table.tBodies[0]);
     table.classList.toggle("no-delta", state.profile === "default");
     var labels = {};
