@@ -28,6 +28,7 @@ from porchlamp.forks import can_fork, cores, fork_map, part_size
 from porchlamp.forges import FORGE_NAMES
 from porchlamp.publish.claims import Claim, claims_in, figures_in, main_of, text_runs
 from porchlamp.publish.data import Project, SiteData, project_files
+from porchlamp.publish.history import history_href
 from porchlamp.publish.words import COMPONENT_LABELS, forge_words, standing
 from porchlamp.stats import quantile, quantile_or_never
 
@@ -710,7 +711,7 @@ def audit_site(root: str | Path, site: SiteData, site_url: str = "", progress: C
     ctx = Context(site, site_url, medians, None, None, known, response_buckets(site) if only is not None else whole.hours)
     for page in sorted(root.rglob("*.html")):
         rel = page.relative_to(root).as_posix()
-        if rel.startswith("projects/"):
+        if rel.startswith(("projects/", "history/")):  # a project's own pages: audited with its part
             continue
         n, bad = _audit_page(root, rel, ctx)
         whole.pages, whole.claims = whole.pages + 1, whole.claims + n
@@ -733,6 +734,11 @@ def _audit_projects(root: Path, site: SiteData, site_url: str, medians: Mapping[
         out.pages, out.claims = out.pages + 1, out.claims + n
         out.found += bad
         out.found += _audit_record(root, files.record, ctx)
+        history = f"{history_href(p.repo)}.html"
+        if (root / history).exists():
+            n, bad = _audit_page(root, history, ctx)
+            out.pages, out.claims = out.pages + 1, out.claims + n
+            out.found += bad
         row = search.get(p.repo)
         if row is not None:
             out.found += [Contradiction("data/v1/search.json", "outcomes", row[3], f"{p.repo}: {why}")

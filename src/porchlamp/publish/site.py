@@ -382,6 +382,8 @@ def write_histories(site: SiteData, w: _Writer) -> int:
     """Each project's history chart and page (`publish.history`); returns how many projects have one.
     Not counted among the pages: they are a project's files, rewritten with each new point."""
     n = 0
+    listing = site.listing
+    forge_of = dict(zip(listing.column("repo").to_pylist(), listing.column("forge").to_pylist()))
     for repo, rows in histories(site.history_file):
         if rows[-1]["as_of"] != site.as_of:  # not judged in this snapshot: its page shows no history
             continue
@@ -389,7 +391,8 @@ def write_histories(site: SiteData, w: _Writer) -> int:
         svg = history_svg(repo, rows, site.as_of, site.settings.window.response_days)
         api.write_text(w.root / f"{href}.svg", svg)
         api.write_text(w.root / f"{href}.html", w.render(f"{href}.html", "history.html", repo=repo, rows=rows, days=HISTORY_DAYS,
-                                                         href=href, page_href=repo_href(repo)))
+                                                         href=href, page_href=repo_href(repo),
+                                                         pr_word=forges.change_words(forge_of.get(repo) or "github")[1]))
         n += 1
     return n
 
