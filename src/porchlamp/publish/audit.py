@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -84,6 +85,15 @@ class Context:
     by_repo: Mapping[str, RepoTruth] = field(default_factory=dict)
     report_hours: Mapping[str, int] | None = None
     homes: list[tuple[str, str, str]] = field(default_factory=list)  # mirrors' claims of their projects
+    _statuses: dict[str, int] | None = None
+
+    def statuses(self) -> dict[str, int]:
+        """How many projects each status holds (counted once a page asks)."""
+        if self._statuses is None:
+            self._statuses = {}
+            for t in self.by_repo.values():
+                self._statuses[t.status] = self._statuses.get(t.status, 0) + 1
+        return self._statuses
 
     @property
     def days(self) -> int:
@@ -478,7 +488,8 @@ def _list_count(ctx: Context, c: Claim) -> Iterator[str]:
     if m.group(2) and not 1 <= _int(m.group(2)) <= _int(m.group(3)) <= total:
         yield f"the rows shown must lie within the {total} listed"
     if c.of:
-        want = sum(1 for t in ctx.by_repo.values() if (t.status != "ranked" if c.of == "not_ranked" else t.status == c.of))
+        by_status = ctx.statuses()
+        want = sum(by_status.values()) - by_status.get("ranked", 0) if c.of == "not_ranked" else by_status.get(c.of, 0)
         if want != total:
             yield f"the snapshot has {want} such projects"
 
@@ -709,14 +720,26 @@ def audit_site(root: str | Path, site: SiteData, site_url: str = "", progress: C
         if h and m and (_int(m.group(1)), _int(m.group(2))) != (h.outcomes.answered, h.outcomes.n):
             whole.found.append(Contradiction(page, "home", said, f"{home} answered {h.outcomes.answered} of {h.outcomes.n}"))
     ctx = Context(site, site_url, medians, None, None, known, response_buckets(site) if only is not None else whole.hours)
-    for page in sorted(root.rglob("*.html")):
-        rel = page.relative_to(root).as_posix()
-        if rel.startswith(("projects/", "history/")):  # a project's own pages: audited with its part
-            continue
+    for rel in _site_pages(root):
         n, bad = _audit_page(root, rel, ctx)
         whole.pages, whole.claims = whole.pages + 1, whole.claims + n
         whole.found += bad
     return AuditSummary(whole.pages, whole.claims, whole.found)
+
+
+# A project's own folders (audited with its part) and the data files' (no pages): not walked.
+_NOT_SITE_PAGES = frozenset({"projects", "history", "data", "badges", "static", "charts", "feeds"})
+
+
+def _site_pages(root: Path) -> list[str]:
+    """The site's own pages, relative to `root`, in order."""
+    out = []
+    for folder, dirs, files in os.walk(root):
+        if folder == str(root):
+            dirs[:] = [d for d in dirs if d not in _NOT_SITE_PAGES]
+        at = os.path.relpath(folder, root)
+        out += [f if at == "." else f"{at}/{f}".replace(os.sep, "/") for f in files if f.endswith(".html")]
+    return sorted(out)
 
 
 def _audit_projects(root: Path, site: SiteData, site_url: str, medians: Mapping[str, float], search: Mapping[str, list[Any]],
